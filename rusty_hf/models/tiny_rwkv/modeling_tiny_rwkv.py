@@ -1,0 +1,483 @@
+"""TinyRWKV: a small RWKV-4 language model as a native transformers model.
+
+Read bottom-up in the order of the architecture: token shift -> time-mix (WKV attention) ->
+channel-mix (squared-ReLU FFN) -> block -> backbone (`TinyRWKVModel`) -> causal LM head
+(`TinyRWKVForCausalLM`, alias `TinyRWKVLM`) -> causal LM with a scalar value head
+(`TinyRWKVForCausalLMWithValueHead`, for PPO).
+
+    >>> import torch
+    >>> from rusty_hf.models.tiny_rwkv import TinyRWKVConfig, TinyRWKVForCausalLM
+    >>> model = TinyRWKVForCausalLM(TinyRWKVConfig(vocab_size=99, d_embed=32, d_hidden=64, n_layers=2))
+    >>> out = model(torch.tensor([[5, 6, 7]]), use_cache=True)
+    >>> out.logits.shape, len(out.state)
+    (torch.Size([1, 3, 99]), 5)
+
+What differs from transformers' `RwkvForCausalLM`: `attention_mask` is honoured (pad tokens
+touch neither the WKV state nor the token shift, so left-padded batches match unpadded runs),
+training runs a WKV with an analytic backward instead of autograd through a loop, the original
+RWKV-4 initialisation is kept, and the embedding is narrower than the residual stream.
+
+The recurrent state is a tuple of five float32 tensors, each (batch, n_layers, d_hidden):
+time-mix shift, WKV numerator `a`, denominator `b`, exponent `p`, channel-mix shift.
+
+This file is copied next to the weights by `save_pretrained` (remote code): it imports only
+torch, transformers and modules of this folder.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from transformers import GenerationMixin, PreTrainedModel
+from transformers.modeling_layers import GradientCheckpointingLayer
+from transformers.utils import ModelOutput
+
+from .configuration_tiny_rwkv import TinyRWKVConfig
+from .wkv import MIN_EXPONENT, wkv
+
+STATE_FIELDS = ("att_shift", "att_a", "att_b", "att_p", "ffn_shift")
+
+
+def token_shift(
+    x: torch.Tensor, prev: torch.Tensor, mask: torch.Tensor | None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """x_{t-1} for every t, and the new `prev` (x at each row's last real token).
+
+    With a mask, a position right after padding sees `prev` (zeros or the carried state), as if
+    the padding were not there. Exact for left padding, which is what batched generation uses.
+    """
+    prev = prev.to(x.dtype)
+    shifted = torch.cat([prev.unsqueeze(1), x[:, :-1]], dim=1)  # (B, T, C)
+    if mask is None:
+        return shifted, x[:, -1]
+    prev_is_real = torch.cat([torch.ones_like(mask[:, :1]), mask[:, :-1]], dim=1).bool()
+    shifted = torch.where(prev_is_real[:, :, None], shifted, prev.unsqueeze(1))
+    positions = torch.arange(x.shape[1], device=x.device)
+    last = torch.where(mask.bool(), positions, -1).amax(dim=1)  # (B,), -1 if the row is all padding
+    last_x = x[torch.arange(x.shape[0], device=x.device), last.clamp(min=0)]
+    return shifted, torch.where((last >= 0)[:, None], last_x, prev)
+
+
+class TinyRWKVTimeMix(nn.Module):
+    """RWKV-4 time-mix: token-shift mixing, then `W_o(sigmoid(r) * WKV(w, u, k, v))`."""
+
+    def __init__(self, config: TinyRWKVConfig, layer_id: int):
+        super().__init__()
+        self.layer_id = layer_id
+        C = config.d_hidden
+        self.time_decay = nn.Parameter(torch.zeros(C))  # w = -exp(time_decay)
+        self.time_first = nn.Parameter(torch.zeros(C))  # u, the bonus of the current token
+        self.time_mix_k = nn.Parameter(torch.zeros(1, 1, C))
+        self.time_mix_v = nn.Parameter(torch.zeros(1, 1, C))
+        self.time_mix_r = nn.Parameter(torch.zeros(1, 1, C))
+        self.key = nn.Linear(C, C, bias=False)
+        self.value = nn.Linear(C, C, bias=False)
+        self.receptance = nn.Linear(C, C, bias=False)
+        self.output = nn.Linear(C, C, bias=False)
+
+    def forward(self, x, shift, wkv_state, mask):
+        xx, new_shift = token_shift(x, shift, mask)
+        delta = x - xx
+        k = self.key(torch.addcmul(xx, delta, self.time_mix_k))
+        v = self.value(torch.addcmul(xx, delta, self.time_mix_v))
+        r = self.receptance(torch.addcmul(xx, delta, self.time_mix_r))
+        w = -torch.exp(self.time_decay.float())
+        y, new_wkv_state = wkv(w, self.time_first, k, v, wkv_state, mask)
+        out = self.output((torch.sigmoid(r.float()) * y).to(x.dtype))
+        return out, new_shift, new_wkv_state
+
+
+class TinyRWKVChannelMix(nn.Module):
+    """RWKV-4 channel-mix: `sigmoid(W_r xr) * W_v relu(W_k xk)^2`."""
+
+    def __init__(self, config: TinyRWKVConfig, layer_id: int):
+        super().__init__()
+        self.layer_id = layer_id
+        C = config.d_hidden
+        self.time_mix_k = nn.Parameter(torch.zeros(1, 1, C))
+        self.time_mix_r = nn.Parameter(torch.zeros(1, 1, C))
+        self.key = nn.Linear(C, config.d_ffn, bias=False)
+        self.receptance = nn.Linear(C, C, bias=False)
+        self.value = nn.Linear(config.d_ffn, C, bias=False)
+
+    def forward(self, x, shift, mask):
+        xx, new_shift = token_shift(x, shift, mask)
+        delta = x - xx
+        k = torch.square(torch.relu(self.key(torch.addcmul(xx, delta, self.time_mix_k))))
+        r = torch.sigmoid(self.receptance(torch.addcmul(xx, delta, self.time_mix_r)))
+        return r * self.value(k), new_shift
+
+
+class TinyRWKVBlock(GradientCheckpointingLayer):
+    """Pre-norm residual block: `x + att(ln1(x))`, then `x + ffn(ln2(x))`."""
+
+    def __init__(self, config: TinyRWKVConfig, layer_id: int):
+        super().__init__()
+        self.layer_id = layer_id
+        self.ln1 = nn.LayerNorm(config.d_hidden, eps=config.layer_norm_epsilon)
+        self.ln2 = nn.LayerNorm(config.d_hidden, eps=config.layer_norm_epsilon)
+        self.att = TinyRWKVTimeMix(config, layer_id)
+        self.ffn = TinyRWKVChannelMix(config, layer_id)
+
+    def forward(self, hidden, att_shift, att_a, att_b, att_p, ffn_shift, mask=None):
+        att_out, att_shift, (att_a, att_b, att_p) = self.att(self.ln1(hidden), att_shift, (att_a, att_b, att_p), mask)
+        hidden = hidden + att_out
+        ffn_out, ffn_shift = self.ffn(self.ln2(hidden), ffn_shift, mask)
+        hidden = hidden + ffn_out
+        return hidden, (att_shift.float(), att_a, att_b, att_p, ffn_shift.float())
+
+
+@dataclass
+class TinyRWKVModelOutput(ModelOutput):
+    """Backbone output: final hidden states (after `ln_out`) and the recurrent state."""
+
+    last_hidden_state: torch.FloatTensor | None = None
+    state: tuple[torch.FloatTensor, ...] | None = None
+    hidden_states: tuple[torch.FloatTensor, ...] | None = None
+
+
+@dataclass
+class TinyRWKVCausalLMOutput(ModelOutput):
+    """Causal LM output with the recurrent state (the "cache" generation carries)."""
+
+    loss: torch.FloatTensor | None = None
+    logits: torch.FloatTensor | None = None
+    state: tuple[torch.FloatTensor, ...] | None = None
+    hidden_states: tuple[torch.FloatTensor, ...] | None = None
+
+
+@dataclass
+class TinyRWKVCausalLMOutputWithValue(ModelOutput):
+    """Causal LM output plus `value`, one scalar per token (B, T), for PPO critics."""
+
+    loss: torch.FloatTensor | None = None
+    logits: torch.FloatTensor | None = None
+    value: torch.FloatTensor | None = None
+    state: tuple[torch.FloatTensor, ...] | None = None
+    hidden_states: tuple[torch.FloatTensor, ...] | None = None
+
+
+class TinyRWKVPreTrainedModel(PreTrainedModel):
+    config_class = TinyRWKVConfig
+    config: TinyRWKVConfig
+    base_model_prefix = "model"
+    main_input_name = "input_ids"
+    _no_split_modules = ["TinyRWKVBlock"]
+    # WKV exponents need float32 range even when the rest of the model runs in bf16/fp16
+    # (transformers applies the plain list to fp16 loads only, the strict one to bf16 too).
+    _keep_in_fp32_modules = ["time_decay", "time_first"]
+    _keep_in_fp32_modules_strict = ["time_decay", "time_first"]
+    supports_gradient_checkpointing = True
+    _is_stateful = True
+
+    @torch.no_grad()
+    def _init_weights(self, module: nn.Module):
+        """The original RWKV-4 initialisation (BlinkDL v4neo), layer-dependent."""
+        cfg = self.config
+        if isinstance(module, TinyRWKVTimeMix):
+            C, L, lid = cfg.d_hidden, cfg.n_layers, module.layer_id
+            depth = lid / max(L - 1, 1)  # 0 at the bottom, 1 at the top
+            shallow = 1.0 - lid / L  # 1 at the bottom, ~0 at the top
+            h = torch.arange(C, dtype=torch.float32)
+            ramp = (h / C).view(1, 1, C)
+            _copy(module.time_decay, -5 + 8 * (h / max(C - 1, 1)) ** (0.7 + 1.3 * depth))
+            zigzag = ((h + 1) % 3 - 1) * 0.5
+            _copy(module.time_first, math.log(0.3) + zigzag)
+            _copy(module.time_mix_k, ramp**shallow)
+            _copy(module.time_mix_v, ramp**shallow + 0.3 * depth)
+            _copy(module.time_mix_r, ramp ** (0.5 * shallow))
+        elif isinstance(module, TinyRWKVChannelMix):
+            ramp = (torch.arange(cfg.d_hidden, dtype=torch.float32) / cfg.d_hidden).view(1, 1, -1)
+            shallow = 1.0 - module.layer_id / cfg.n_layers
+            _copy(module.time_mix_k, ramp**shallow)
+            _copy(module.time_mix_r, ramp**shallow)
+        elif isinstance(module, nn.Embedding):
+            _init_param(module.weight, lambda t: nn.init.uniform_(t, -1e-4, 1e-4))
+        elif isinstance(module, nn.LayerNorm):
+            _init_param(module.weight, nn.init.ones_)
+            _init_param(module.bias, nn.init.zeros_)
+        elif isinstance(module, nn.Linear):
+            self._init_linear(module)
+
+    def _init_linear(self, module: nn.Linear) -> None:
+        name = next((n for n, m in self.named_modules() if m is module), "")
+        zero_init = (".att.key", ".att.receptance", ".att.output", ".ffn.value", ".ffn.receptance")
+        if name.endswith(zero_init):
+            # Each block starts as the identity; RWKV-4 trains from here (ReZero-like).
+            _init_param(module.weight, nn.init.zeros_)
+        elif name.endswith("v_head"):
+            _init_param(module.weight, lambda t: nn.init.normal_(t, std=1.0 / (module.in_features + 1)))
+        else:
+            out_f, in_f = module.weight.shape
+            gain = math.sqrt(out_f / in_f) if out_f > in_f else 1.0
+            if name.endswith("lm_head"):
+                gain *= 0.5
+            _init_param(module.weight, lambda t: nn.init.orthogonal_(t, gain=gain))
+        if module.bias is not None:
+            _init_param(module.bias, nn.init.zeros_)
+
+
+def _init_param(param: torch.Tensor, fn) -> None:
+    """Initialise unless transformers has already loaded this tensor from a checkpoint."""
+    if getattr(param, "_is_hf_initialized", False):
+        return
+    if param.device.type == "meta":
+        return
+    data = param.data.float() if param.dtype not in (torch.float32, torch.float64) else param.data
+    fn(data)
+    if data is not param.data:
+        param.data.copy_(data)
+
+
+def _copy(param: torch.Tensor, value: torch.Tensor) -> None:
+    _init_param(param, lambda t: t.copy_(value.to(t.dtype).view_as(t)))
+
+
+class TinyRWKVModel(TinyRWKVPreTrainedModel):
+    """The backbone: embedding (d_embed) -> projection (d_hidden) -> ln0 -> blocks -> ln_out."""
+
+    def __init__(self, config: TinyRWKVConfig):
+        super().__init__(config)
+        self.emb = nn.Embedding(config.vocab_size, config.d_embed)
+        self.emb_proj = nn.Linear(config.d_embed, config.d_hidden, bias=False)
+        self.ln0 = nn.LayerNorm(config.d_hidden, eps=config.layer_norm_epsilon)
+        self.blocks = nn.ModuleList(TinyRWKVBlock(config, i) for i in range(config.n_layers))
+        self.ln_out = nn.LayerNorm(config.d_hidden, eps=config.layer_norm_epsilon)
+        self.gradient_checkpointing = False
+        self.post_init()
+
+    def get_input_embeddings(self) -> nn.Embedding:
+        return self.emb
+
+    def set_input_embeddings(self, value: nn.Embedding) -> None:
+        self.emb = value
+
+    def empty_state(self, batch_size: int, device=None) -> tuple[torch.Tensor, ...]:
+        """The state before any token, five (B, n_layers, d_hidden) float32 tensors."""
+        shape = (batch_size, self.config.n_layers, self.config.d_hidden)
+        zeros = [torch.zeros(shape, device=device, dtype=torch.float32) for _ in range(4)]
+        return zeros[0], zeros[1], zeros[2], torch.full(shape, MIN_EXPONENT, device=device), zeros[3]
+
+    def forward(
+        self,
+        input_ids: torch.LongTensor | None = None,
+        attention_mask: torch.Tensor | None = None,
+        inputs_embeds: torch.FloatTensor | None = None,
+        state: tuple[torch.Tensor, ...] | None = None,
+        use_cache: bool | None = None,
+        output_hidden_states: bool | None = None,
+        return_dict: bool | None = None,
+        **kwargs,
+    ) -> TinyRWKVModelOutput | tuple:
+        if (input_ids is None) == (inputs_embeds is None):
+            raise ValueError("Pass exactly one of input_ids or inputs_embeds.")
+        if inputs_embeds is None:
+            inputs_embeds = self.emb(input_ids)
+        B = inputs_embeds.shape[0]
+        use_cache = use_cache if use_cache is not None else (self.config.use_cache and not self.training)
+        output_hidden_states = output_hidden_states or False
+        return_dict = return_dict if return_dict is not None else self.config.return_dict
+        mask = _normalise_mask(attention_mask, inputs_embeds.shape[:2])
+        if state is None:
+            state = self.empty_state(B, inputs_embeds.device)
+        elif state[0].shape[0] != B:
+            raise ValueError(f"state has batch size {state[0].shape[0]} but the input has {B}.")
+
+        hidden = self.ln0(self.emb_proj(inputs_embeds))  # (B, T, d_hidden)
+        all_hidden = (hidden,) if output_hidden_states else None
+        new_layers = []
+        for i, block in enumerate(self.blocks):
+            layer_state = [s[:, i] for s in state]
+            hidden, layer_state = block(hidden, *layer_state, mask=mask)
+            new_layers.append(layer_state)
+            if output_hidden_states:
+                all_hidden += (hidden,)
+        hidden = self.ln_out(hidden)
+        new_state = tuple(torch.stack(parts, dim=1) for parts in zip(*new_layers)) if use_cache else None
+        if not return_dict:
+            return tuple(x for x in (hidden, new_state, all_hidden) if x is not None)
+        return TinyRWKVModelOutput(last_hidden_state=hidden, state=new_state, hidden_states=all_hidden)
+
+
+def _normalise_mask(attention_mask: torch.Tensor | None, shape: torch.Size) -> torch.Tensor | None:
+    """None when every token is real (the fast path); else a (B, T) mask. Rejects 4D masks."""
+    if attention_mask is None:
+        return None
+    if attention_mask.dim() != 2 or tuple(attention_mask.shape) != tuple(shape):
+        raise ValueError(
+            f"attention_mask must be (batch, seq_len) = {tuple(shape)}, got {tuple(attention_mask.shape)}; "
+            "TinyRWKV is recurrent and takes a 2D padding mask, not an attention matrix."
+        )
+    if bool(attention_mask.all()):
+        return None
+    return attention_mask
+
+
+def _slice_for_logits(hidden: torch.Tensor, logits_to_keep: int | torch.Tensor) -> torch.Tensor:
+    if isinstance(logits_to_keep, int):
+        return hidden if logits_to_keep == 0 else hidden[:, -logits_to_keep:]
+    return hidden[:, logits_to_keep]
+
+
+class TinyRWKVForCausalLM(TinyRWKVPreTrainedModel, GenerationMixin):
+    """TinyRWKV with an untied language-modelling head; generates with an O(1)-per-token state."""
+
+    _keys_to_ignore_on_load_unexpected = [r"v_head"]
+
+    def __init__(self, config: TinyRWKVConfig):
+        super().__init__(config)
+        self.model = TinyRWKVModel(config)
+        self.lm_head = nn.Linear(config.d_hidden, config.vocab_size, bias=False)
+        self.post_init()
+
+    def get_output_embeddings(self) -> nn.Linear:
+        return self.lm_head
+
+    def set_output_embeddings(self, new_embeddings: nn.Linear) -> None:
+        self.lm_head = new_embeddings
+
+    def prepare_inputs_for_generation(
+        self,
+        input_ids: torch.LongTensor,
+        state: tuple[torch.Tensor, ...] | None = None,
+        attention_mask: torch.Tensor | None = None,
+        inputs_embeds: torch.FloatTensor | None = None,
+        use_cache: bool | None = None,
+        logits_to_keep: int | None = None,
+        **kwargs,
+    ) -> dict:
+        """Feed the whole prompt once; after that only the newest token and the carried state."""
+        if state is not None:
+            input_ids = input_ids[:, -1:]
+            attention_mask = attention_mask[:, -1:] if attention_mask is not None else None
+            inputs_embeds = None
+        model_inputs = {"attention_mask": attention_mask, "state": state, "use_cache": use_cache}
+        if inputs_embeds is not None and state is None:
+            model_inputs["inputs_embeds"] = inputs_embeds
+        else:
+            model_inputs["input_ids"] = input_ids
+        if logits_to_keep is not None:
+            model_inputs["logits_to_keep"] = logits_to_keep
+        return model_inputs
+
+    def _lm_forward(self, input_ids, attention_mask, inputs_embeds, state, use_cache, output_hidden_states):
+        return self.model(
+            input_ids=input_ids,
+            attention_mask=attention_mask,
+            inputs_embeds=inputs_embeds,
+            state=state,
+            use_cache=use_cache,
+            output_hidden_states=output_hidden_states,
+            return_dict=True,
+        )
+
+    def forward(
+        self,
+        input_ids: torch.LongTensor | None = None,
+        attention_mask: torch.Tensor | None = None,
+        inputs_embeds: torch.FloatTensor | None = None,
+        state: tuple[torch.Tensor, ...] | None = None,
+        labels: torch.LongTensor | None = None,
+        use_cache: bool | None = None,
+        output_hidden_states: bool | None = None,
+        return_dict: bool | None = None,
+        logits_to_keep: int | torch.Tensor = 0,
+        **kwargs,
+    ) -> TinyRWKVCausalLMOutput | tuple:
+        """Standard causal-LM forward; `labels` are shifted inside (transformers convention).
+
+        `logits_to_keep` computes the head only on the last positions (generation and TRL use it).
+        Extra kwargs such as `num_items_in_batch` go to the loss.
+        """
+        out = self._lm_forward(input_ids, attention_mask, inputs_embeds, state, use_cache, output_hidden_states)
+        logits = self.lm_head(_slice_for_logits(out.last_hidden_state, logits_to_keep))
+        loss = None
+        if labels is not None:
+            loss = self.loss_function(logits, labels, vocab_size=self.config.vocab_size, **kwargs)
+        return_dict = return_dict if return_dict is not None else self.config.return_dict
+        if not return_dict:
+            return tuple(x for x in (loss, logits, out.state, out.hidden_states) if x is not None)
+        return TinyRWKVCausalLMOutput(loss=loss, logits=logits, state=out.state, hidden_states=out.hidden_states)
+
+
+class TinyRWKVForCausalLMWithValueHead(TinyRWKVForCausalLM):
+    """Causal LM plus a scalar value per token from the same trunk (the PPO critic).
+
+    Loads from a plain causal-LM checkpoint, initialising only `v_head`; saves and reloads it.
+    `v_head` stays float32 and out of quantizers (`_keep_in_fp32_modules`): one output unit has
+    nothing to gain from quantization and bitsandbytes wants out_features % 32 == 0.
+    """
+
+    _keys_to_ignore_on_load_unexpected = []
+    _keys_to_ignore_on_load_missing = [r"v_head"]
+    _keep_in_fp32_modules = ["time_decay", "time_first", "v_head"]
+    _keep_in_fp32_modules_strict = ["time_decay", "time_first", "v_head"]
+
+    def __init__(self, config: TinyRWKVConfig):
+        super().__init__(config)
+        self.v_dropout = nn.Dropout(config.value_head_dropout)
+        self.v_head = nn.Linear(config.d_hidden, 1)
+        self.post_init()
+
+    def save_pretrained(self, save_directory, *args, **kwargs):
+        """Save weights (v_head included) and code; `auto_map` points AutoModelForCausalLM at the
+        plain causal LM, so the checkpoint serves inference as-is and this class reloads the head."""
+        super().save_pretrained(save_directory, *args, **kwargs)
+        config_file = os.path.join(save_directory, "config.json")
+        if os.path.isfile(config_file):
+            with open(config_file, encoding="utf-8") as f:
+                saved = json.load(f)
+            auto_map = saved.get("auto_map") or {}
+            if "AutoModelForCausalLM" in auto_map:
+                module = auto_map["AutoModelForCausalLM"].rsplit(".", 1)[0]
+                auto_map["AutoModelForCausalLM"] = f"{module}.{TinyRWKVForCausalLM.__name__}"
+                with open(config_file, "w", encoding="utf-8") as f:
+                    json.dump(saved, f, indent=2, sort_keys=True)
+                    f.write("\n")
+
+    def forward(
+        self,
+        input_ids: torch.LongTensor | None = None,
+        attention_mask: torch.Tensor | None = None,
+        inputs_embeds: torch.FloatTensor | None = None,
+        state: tuple[torch.Tensor, ...] | None = None,
+        labels: torch.LongTensor | None = None,
+        use_cache: bool | None = None,
+        output_hidden_states: bool | None = None,
+        return_dict: bool | None = None,
+        logits_to_keep: int | torch.Tensor = 0,
+        **kwargs,
+    ) -> TinyRWKVCausalLMOutputWithValue | tuple:
+        """Like `TinyRWKVForCausalLM.forward`, plus `value` (B, T) for every position."""
+        out = self._lm_forward(input_ids, attention_mask, inputs_embeds, state, use_cache, output_hidden_states)
+        hidden = out.last_hidden_state
+        logits = self.lm_head(_slice_for_logits(hidden, logits_to_keep))
+        value = self.v_head(self.v_dropout(hidden).to(self.v_head.weight.dtype)).squeeze(-1)
+        loss = None
+        if labels is not None:
+            loss = self.loss_function(logits, labels, vocab_size=self.config.vocab_size, **kwargs)
+        return_dict = return_dict if return_dict is not None else self.config.return_dict
+        if not return_dict:
+            return tuple(x for x in (loss, logits, value, out.state, out.hidden_states) if x is not None)
+        return TinyRWKVCausalLMOutputWithValue(
+            loss=loss, logits=logits, value=value, state=out.state, hidden_states=out.hidden_states
+        )
+
+
+TinyRWKVLM = TinyRWKVForCausalLM  # the seed's name
+
+__all__ = [
+    "TinyRWKVCausalLMOutput",
+    "TinyRWKVCausalLMOutputWithValue",
+    "TinyRWKVForCausalLM",
+    "TinyRWKVForCausalLMWithValueHead",
+    "TinyRWKVLM",
+    "TinyRWKVModel",
+    "TinyRWKVModelOutput",
+    "TinyRWKVPreTrainedModel",
+]

@@ -1,0 +1,61 @@
+"""A saved TinyRWKV folder is a self-contained Hub repo: it loads where rusty_hf does not exist."""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import torch
+
+from rusty_hf import TinyRWKVForCausalLM
+from tests.conftest import randomise_zero_init, tiny_config
+
+_LOAD_WITHOUT_RUSTY_HF = textwrap.dedent(
+    """
+    import sys
+    sys.modules["rusty_hf"] = None  # any import of rusty_hf now raises ImportError
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+    folder, ids_file, out_file = sys.argv[1:]
+    try:
+        import rusty_hf  # noqa: F401
+        raise SystemExit("rusty_hf was importable")
+    except ImportError:
+        pass
+    assert AutoConfig.from_pretrained(folder, trust_remote_code=True).model_type == "tiny_rwkv"
+    model = AutoModelForCausalLM.from_pretrained(folder, trust_remote_code=True).eval()
+    assert type(model).__module__.startswith("transformers_modules"), type(model).__module__
+    ids = torch.load(ids_file)
+    with torch.no_grad():
+        logits = model(ids).logits
+    generated = model.generate(ids[:1], max_new_tokens=5, min_new_tokens=5, do_sample=False)
+    torch.save({"logits": logits, "generated": generated}, out_file)
+    """
+)
+
+
+def test_remote_code_round_trip_is_bit_exact_in_a_process_without_rusty_hf(tmp_path):
+    torch.manual_seed(0)
+    model = randomise_zero_init(TinyRWKVForCausalLM(tiny_config())).eval()
+    folder = tmp_path / "ckpt"
+    model.save_pretrained(folder)
+    config = json.loads((folder / "config.json").read_text())
+    assert config["auto_map"]["AutoModelForCausalLM"] == "modeling_tiny_rwkv.TinyRWKVForCausalLM"
+    for code in ("configuration_tiny_rwkv.py", "modeling_tiny_rwkv.py", "wkv.py"):
+        assert (folder / code).is_file(), code
+
+    ids = torch.randint(2, 99, (2, 12))
+    torch.save(ids, tmp_path / "ids.pt")
+    script = tmp_path / "load.py"
+    script.write_text(_LOAD_WITHOUT_RUSTY_HF)
+    env = {"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin", "HF_MODULES_CACHE": str(tmp_path / "modules")}
+    proc = subprocess.run(
+        [sys.executable, str(script), str(folder), str(tmp_path / "ids.pt"), str(tmp_path / "out.pt")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    remote = torch.load(tmp_path / "out.pt")
+    with torch.no_grad():
+        assert torch.equal(remote["logits"], model(ids).logits)
+    local = model.generate(ids[:1], max_new_tokens=5, min_new_tokens=5, do_sample=False)
+    assert torch.equal(remote["generated"], local)
