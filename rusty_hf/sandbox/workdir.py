@@ -1,0 +1,85 @@
+"""The files of a run: checking the names callers give, and the host work dir used without bubblewrap.
+
+Under bubblewrap the work dir is an in-memory tmpfs filled by bwrap itself (see ``namespaces.py``);
+without it, :func:`make_host_workdir` writes the files into a fresh ``tempfile.mkdtemp`` directory
+that :func:`remove_host_workdir` deletes afterwards.
+
+    files = check_files({"solution.py": "def f(): ...", "data/in.txt": b"1 2"})
+    path = make_host_workdir(files, owner=None)
+    ...
+    remove_host_workdir(path)
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from pathlib import PurePosixPath
+
+
+def check_files(files: Mapping[str, str | bytes] | None) -> dict[str, bytes]:
+    """Normalised relative path -> content; ValueError for a path that could leave the work dir."""
+    checked: dict[str, bytes] = {}
+    for name, content in (files or {}).items():
+        if not isinstance(name, str) or not name or "\x00" in name:
+            raise ValueError(f"sandbox file name must be a non-empty string, got {name!r}")
+        path = PurePosixPath(name)
+        if path.is_absolute() or ".." in path.parts or path.parts in ((), (".",)):
+            raise ValueError(
+                f"sandbox file name {name!r} must be a relative path inside the work dir "
+                "(no leading '/', no '..'); e.g. 'solution.py' or 'data/input.txt'"
+            )
+        if isinstance(content, str):
+            content = content.encode("utf-8")
+        if not isinstance(content, (bytes, bytearray, memoryview)):
+            raise TypeError(f"sandbox file {name!r} must be str or bytes, got {type(content).__name__}")
+        checked[path.as_posix()] = bytes(content)
+    dirs = {parent.as_posix() for name in checked for parent in PurePosixPath(name).parents}
+    clash = sorted(dirs & checked.keys())
+    if clash:
+        raise ValueError(f"sandbox file {clash[0]!r} is also used as a directory by another file")
+    return checked
+
+
+def parent_dirs(files: Mapping[str, bytes]) -> list[str]:
+    """Every directory the files need, parents first, relative to the work dir ('.' excluded)."""
+    dirs = {p.as_posix() for name in files for p in PurePosixPath(name).parents if p.as_posix() != "."}
+    return sorted(dirs, key=lambda d: (d.count("/"), d))
+
+
+def make_host_workdir(files: Mapping[str, bytes], owner: int | None) -> str:
+    """A fresh private temp dir holding ``files``; handed to uid/gid ``owner`` when given."""
+    root = tempfile.mkdtemp(prefix="rusty-sandbox-")
+    try:
+        for d in parent_dirs(files):
+            os.mkdir(os.path.join(root, d))
+        for name, content in files.items():
+            with open(os.path.join(root, name), "wb") as f:
+                f.write(content)
+        if owner is not None:
+            for dirpath, dirnames, filenames in os.walk(root):
+                for entry in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
+                    os.chown(entry, owner, owner)
+    except BaseException:
+        remove_host_workdir(root)
+        raise
+    return root
+
+
+def remove_host_workdir(path: str) -> None:
+    """Delete a host work dir, including whatever the run left in it (never follows symlinks out)."""
+
+    def _retry_writable(func, target, _exc_info) -> None:  # the run may have chmod-ed things to 000
+        for entry in (os.path.dirname(target), target):
+            try:
+                os.chmod(entry, 0o700, follow_symlinks=False)
+            except OSError:
+                pass
+        try:
+            func(target)
+        except OSError:
+            pass
+
+    shutil.rmtree(path, onerror=_retry_writable)

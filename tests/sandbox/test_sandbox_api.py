@@ -1,0 +1,182 @@
+"""The sandbox's public API: results, files, environment, errors, layers, concurrency."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from attack_harness import require_layers, wait_until_gone
+
+import rusty_hf
+from rusty_hf.sandbox import Limits, capabilities, run, run_python
+from rusty_hf.sandbox.capabilities import DISABLE_ENV, detect
+
+
+def test_run_python_reports_output_and_success():
+    result = run_python("import sys\nprint('out')\nprint('err', file=sys.stderr)\n")
+    assert result.ok and result.returncode == 0 and not result.timed_out
+    assert (result.stdout, result.stderr) == ("out\n", "err\n")
+    assert result.limit_hit is None and not result.stdout_truncated and not result.stderr_truncated
+    assert set(capabilities().layers()) == set(result.layers) and "timeout" in result.layers
+    assert 0 < result.duration_s < 10
+
+
+def test_exit_codes_and_signals_are_reported():
+    assert run_python("raise SystemExit(3)").returncode == 3
+    died = run_python("import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n")
+    assert died.returncode == -15 and not died.ok
+
+
+def test_files_land_in_the_work_dir_which_is_cwd_and_home():
+    files = {"solution.py": "X = 41\n", "data/in.bin": b"\x00\x01", ".nonce": "n"}
+    code = textwrap.dedent("""
+        import os, solution
+        print(solution.X + 1, open('data/in.bin', 'rb').read(), open('.nonce').read())
+        print(os.getcwd() == os.path.expanduser('~'), sorted(os.listdir('.')))
+    """)
+    result = run_python(code, files=files)
+    assert result.ok, result.stderr
+    assert result.stdout.splitlines() == ["42 b'\\x00\\x01' n", "True ['.nonce', 'data', 'main.py', 'solution.py']"]
+
+
+def test_work_dir_is_fresh_for_every_run():
+    run_python("open('left_behind.txt', 'w').write('x')")
+    assert run_python("import os\nprint(os.path.exists('left_behind.txt'))").stdout == "False\n"
+
+
+def test_host_work_dir_is_deleted_without_bwrap(without_bwrap, tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # make mkdtemp's choice observable
+    result = run_python("import os\nprint(os.getcwd())", caps=without_bwrap)
+    assert result.ok and result.stdout.startswith(str(tmp_path))
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["/etc/passwd", "../up.txt", "a/../../b", "", "."])
+def test_file_names_that_leave_the_work_dir_are_rejected(name):
+    with pytest.raises(ValueError, match="relative path|non-empty"):
+        run_python("pass", files={name: "x"})
+
+
+def test_bad_arguments_get_one_clear_error():
+    with pytest.raises(ValueError, match="main.py"):
+        run_python("pass", files={"main.py": "x"})
+    with pytest.raises(ValueError, match="non-empty list"):
+        run("echo hi")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="timeout"):
+        run(["true"], timeout=0)
+    with pytest.raises(ValueError, match="Limits.memory_mb"):
+        Limits(memory_mb=0)
+    with pytest.raises(ValueError, match="does not exist"):
+        run(["true"], ro_paths=["/no/such/dir"])
+    with pytest.raises(ValueError, match="unknown sandbox layer"):
+        capabilities().without("seccomp")
+
+
+def test_environment_is_clean(monkeypatch):
+    monkeypatch.setenv("RUSTY_TEST_SECRET", "hunter2")
+    result = run_python("import os\nprint(sorted(os.environ))")
+    assert "RUSTY_TEST_SECRET" not in result.stdout and "HOME" in result.stdout and "LANG" in result.stdout
+    extra = run(["sh", "-c", "echo $GREETING"], env={"GREETING": "hi"})
+    assert extra.stdout == "hi\n"
+
+
+def test_ro_paths_are_readable_but_not_writable(tmp_path):
+    require_layers("ro_paths", "bwrap-fs")
+    (tmp_path / "tool.txt").write_text("toolchain")
+    tmp_path.chmod(0o755)
+    code = f"print(open({str(tmp_path / 'tool.txt')!r}).read())\nopen({str(tmp_path / 'new.txt')!r}, 'w')\n"
+    result = run(["python3", "-c", code], ro_paths=[str(tmp_path)])
+    assert result.stdout == "toolchain\n" and "Errno 30" in result.stderr  # EROFS: read-only
+    assert not (tmp_path / "new.txt").exists()
+    unbound = run(["python3", "-c", f"open({str(tmp_path / 'tool.txt')!r})"])
+    assert "FileNotFoundError" in unbound.stderr
+
+
+def test_concurrent_runs_from_threads_keep_their_own_results():
+    code = "import sys, time\ntime.sleep(0.05)\nprint(sys.argv[1])\n"
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda i: run_python(code, args=[str(i)]), range(16)))
+    assert [r.stdout for r in results] == [f"{i}\n" for i in range(16)]
+
+
+def test_concurrent_runs_from_processes():
+    # rusty_hf/__init__ imports torch (seconds per process); the sandbox needs none of it, so the
+    # child processes load rusty_hf.sandbox with the package's __init__ skipped.
+    package_dir = rusty_hf.__path__[0]
+    script = (
+        "import sys, types\n"
+        f"pkg = types.ModuleType('rusty_hf'); pkg.__path__ = [{package_dir!r}]; sys.modules['rusty_hf'] = pkg\n"
+        "from concurrent.futures import ThreadPoolExecutor\n"
+        "from rusty_hf.sandbox import run_python\n"
+        "with ThreadPoolExecutor(3) as pool:\n"
+        "    rs = list(pool.map(lambda i: run_python(f'print({i})'), range(6)))\n"
+        "assert [r.stdout for r in rs] == [f'{i}\\n' for i in range(6)], rs\n"
+        "print('ok')\n"
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    assert [p.communicate(timeout=120)[0].strip() for p in procs] == ["ok", "ok"]
+
+
+def test_describe_names_every_layer_and_how_to_get_bwrap(without_bwrap):
+    text = without_bwrap.describe()
+    for layer in ("rlimits", "bubblewrap", "non-root uid", "pids cgroup", "memory cgroup"):
+        assert layer in text
+    assert "[off] bubblewrap" in text and "apt-get install bubblewrap" in text
+    assert "bwrap-fs" not in without_bwrap.layers()
+
+
+def test_missing_bwrap_is_logged_once_with_the_fix(monkeypatch, caplog):
+    monkeypatch.setenv(DISABLE_ENV, "bwrap")
+    try:
+        with caplog.at_level(logging.WARNING, logger="rusty_hf.sandbox"):
+            caps = capabilities(refresh=True)
+            run_python("pass")
+            run_python("pass")
+        warnings = [r.getMessage() for r in caplog.records if "without bubblewrap" in r.getMessage()]
+        assert len(warnings) == 1 and "apt-get install bubblewrap" in warnings[0]
+        assert caps.bwrap is None and run_python("print(1)").ok
+    finally:
+        monkeypatch.delenv(DISABLE_ENV)
+        capabilities(refresh=True)
+
+
+def test_plain_subprocess_layer_still_runs_code():
+    bare = detect(skip=("bwrap", "unshare", "uid", "cgroups", "prlimit"))
+    result = run_python("import resource\nprint(resource.getrlimit(resource.RLIMIT_NOFILE))", caps=bare)
+    assert result.ok and result.stdout == "(256, 256)\n"  # rlimits via the preexec_fn fallback
+    assert "bwrap-fs" not in result.layers and "netns" not in result.layers
+
+
+def test_site_packages_can_be_left_out_for_a_faster_start():
+    code = "import sys\nprint(any('site-packages' in p for p in sys.path))"
+    assert run_python(code).stdout == "True\n"
+    assert run_python(code, site_packages=False).stdout == "False\n"
+
+
+def test_run_ends_with_its_main_program_even_if_a_child_keeps_stdout_open():
+    # Without namespaces nothing dies with the main program: the reader must notice the exit,
+    # not wait for EOF, and the run's cgroup must take the child down.
+    caps = detect(skip=("bwrap", "unshare", "uid"))
+    require_layers("child holding stdout", "cgroup-pids", "cgroup-kill", caps=caps)
+    code = "import os, sys, time\nif os.fork() == 0:\n    time.sleep(30)\nprint('main done')\n"
+    token = f"rusty-holder-{os.getpid()}"
+    result = run_python(code, args=[token], timeout=10, caps=caps)
+    assert result.ok and result.stdout == "main done\n" and result.duration_s < 3
+    assert wait_until_gone(token) == []
+
+
+def test_network_true_keeps_the_host_network():
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        port = server.getsockname()[1]
+        code = f"import socket\nprint(socket.socket().connect_ex(('127.0.0.1', {port})))"
+        result = run(["python3", "-c", code], network=True)
+    assert result.stdout == "0\n" and "netns" not in result.layers
