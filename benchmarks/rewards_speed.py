@@ -1,0 +1,207 @@
+"""Benchmark: how fast the execution reward scores a batch, and what the sandbox costs.
+
+One run measures, on the cores this process may use (2 on the reference machines):
+
+* ``execution_reward`` on a batch of 64 distinct short completions -- reference solutions and
+  stub solutions (every function returning None) of the Python tasks, half and half -- with
+  every isolation layer this host offers: task evaluations per second;
+* the same 64 test runs, the same harness and interpreter flags (``python -I -S``), in a bare
+  subprocess (its own session, a temp dir on tmpfs like the sandbox's in-memory work dir, no
+  sandbox), on a thread pool of the same size: the isolation overhead is the ratio of wall times;
+* the same runs through the sandbox with layers switched off one at a time, to show where the
+  overhead goes.
+
+Rounds alternate (bare, sandboxed, bare, ...) so that load from other work on the machine hits
+both alike; the medians are reported. Floors (issue 3): >= 12 evaluations/s, overhead <= 1.3x.
+
+    python3 benchmarks/rewards_speed.py            # prints a table, writes benchmarks/results/rewards_speed.json
+    python3 benchmarks/rewards_speed.py --rounds 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from rusty_hf.data.tasks import load_tasks
+from rusty_hf.rewards.execution import (
+    HARNESS_FILE,
+    PYTHON_FLAGS,
+    default_workers,
+    get_execution_reward,
+    harness_files,
+    parse_harness_output,
+)
+from rusty_hf.sandbox import capabilities, run
+
+BATCH = 64
+FLOOR_EVALS_PER_S = 12.0
+FLOOR_OVERHEAD = 1.3
+RESULTS = Path(__file__).resolve().parent / "results" / "rewards_speed.json"
+
+
+def stub(solution: str) -> str:
+    names = [n.name for n in ast.parse(solution).body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    return "".join(f"def {name}(*a, **k):\n    return None\n\n" for name in names)
+
+
+def make_batch(size: int = BATCH) -> tuple[list[str], list[str], list[str]]:
+    """(completions, tests, codes): half references, half stubs, all distinct, fenced like a model answer."""
+    rows = list(load_tasks(language="python"))[: size // 2]
+    if len(rows) * 2 < size:
+        raise SystemExit(f"need {size // 2} Python tasks for a batch of {size}, found {len(rows)}")
+    codes = [r["solution"] for r in rows] + [stub(r["solution"]) for r in rows]
+    tests = [r["tests"] for r in rows] * 2
+    completions = [f"Here you go.\n```python\n{code}```\n" for code in codes]
+    return completions, tests, codes
+
+
+# The sandbox keeps its work dir in memory; give the bare run the same, so only isolation differs.
+BARE_TMP = "/dev/shm" if Path("/dev/shm").is_dir() else None
+
+
+def bare_run(code: str, tests: str) -> float:
+    """The harness in a plain subprocess (same interpreter flags) in a temp dir; returns the passed fraction."""
+    files, nonce = harness_files(code, tests)
+    with tempfile.TemporaryDirectory(dir=BARE_TMP) as work:
+        for name, text in files.items():
+            Path(work, name).write_text(text)
+        proc = subprocess.run(
+            [sys.executable, *PYTHON_FLAGS, HARNESS_FILE], cwd=work, capture_output=True, text=True, timeout=30,
+            stdin=subprocess.DEVNULL, check=False,
+            start_new_session=True,  # like the sandbox: with sched_autogroup a session is its own CPU share
+        )  # fmt: skip
+    return _fraction(parse_harness_output(proc.stdout, nonce))
+
+
+def sandbox_run(code: str, tests: str, caps) -> float:
+    files, nonce = harness_files(code, tests)
+    result = run([sys.executable, *PYTHON_FLAGS, HARNESS_FILE], files=files, timeout=30, caps=caps)
+    return _fraction(parse_harness_output(result.stdout, nonce))
+
+
+def _fraction(report: dict | None) -> float:
+    return report["passed"] / report["total"] if report and report["total"] else 0.0
+
+
+def timed(fn) -> tuple[float, object]:
+    start = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - start, out
+
+
+def pooled(fn, codes, tests, workers: int) -> list[float]:
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(fn, codes, tests))
+
+
+def measure_rounds(completions, tests, codes, workers: int, rounds: int) -> tuple[list[float], list[float], bool]:
+    """Alternate bare and sandboxed passes over the batch: (bare seconds, sandboxed seconds, scores correct)."""
+    reward = get_execution_reward(max_workers=workers, timeout=30)
+    reward(completions[:workers], tests[:workers])  # warm-up: page cache, capability probe
+    bare_s, sandbox_s = [], []
+    for _ in range(rounds):
+        t, fractions = timed(lambda: pooled(bare_run, codes, tests, workers))
+        bare_s.append(t)
+        t, rewards = timed(lambda: reward(completions, tests))
+        sandbox_s.append(t)
+    half = len(codes) // 2
+    correct = all(r == 1.0 for r in rewards[:half]) and all(r is not None and r < 1.0 for r in rewards[half:])
+    correct &= all(f == 1.0 for f in fractions[:half]) and all(f < 1.0 for f in fractions[half:])
+    return bare_s, sandbox_s, correct
+
+
+def measure_layers(caps, tests, codes, workers: int) -> dict[str, dict]:
+    """One sandboxed pass per set of layers, each with one layer (or all but the base) switched off."""
+    rows = {}
+    for label, narrowed in [
+        ("all layers", caps),
+        ("without cgroups", caps.without("cgroups")),
+        ("unshare instead of bwrap", caps.without("bwrap")),
+        ("without uid switch", caps.without("uid")),
+        ("subprocess + rlimits only", caps.without("bwrap", "unshare", "uid", "cgroups")),
+    ]:
+        t, _ = timed(lambda c=narrowed: pooled(lambda a, b: sandbox_run(a, b, c), codes, tests, workers))
+        rows[label] = {"seconds": t, "evals_per_s": len(codes) / t, "layers": list(narrowed.layers())}
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3, help="alternating bare/sandboxed rounds (median kept)")
+    parser.add_argument("--workers", type=int, default=None, help="parallel runs (default: usable cores)")
+    parser.add_argument("--no-layers", action="store_true", help="skip the per-layer breakdown")
+    args = parser.parse_args()
+    workers = args.workers or default_workers()
+    load_before = os.getloadavg()[0]  # other work on a shared machine skews every number here
+    caps = capabilities()
+    completions, tests, codes = make_batch()
+    bare_s, sandbox_s, correct = measure_rounds(completions, tests, codes, workers, args.rounds)
+    layer_rows = {} if args.no_layers else measure_layers(caps, tests, codes, workers)
+
+    bare, boxed = statistics.median(bare_s), statistics.median(sandbox_s)
+    evals_per_s, overhead = BATCH / boxed, boxed / bare
+    summary = {
+        "benchmark": "rewards_speed",
+        "python_execution": {
+            "batch": BATCH,
+            "workers": workers,
+            "rounds": args.rounds,
+            "bare_seconds": bare_s,
+            "sandbox_seconds": sandbox_s,
+            "bare_evals_per_s": BATCH / bare,
+            "evals_per_s": evals_per_s,
+            "overhead_ratio": overhead,
+            "floor_evals_per_s": FLOOR_EVALS_PER_S,
+            "floor_overhead_ratio": FLOOR_OVERHEAD,
+            "meets_evals_floor": evals_per_s >= FLOOR_EVALS_PER_S,
+            "meets_overhead_floor": overhead <= FLOOR_OVERHEAD,
+            "scores_correct": correct,
+            "layers": list(caps.layers()),
+            "per_layer": layer_rows,
+        },
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "cores": workers,
+            "load_average_1m": [load_before, os.getloadavg()[0]],  # before, after
+        },
+    }
+    _print_table(summary["python_execution"])
+    print(f"\n1-minute load average before/after: {load_before:.2f} / {os.getloadavg()[0]:.2f}")
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    existing = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    RESULTS.write_text(json.dumps({**existing, **summary}, indent=2) + "\n")  # keeps other sections (rust rows)
+    print(f"\nwrote {RESULTS}")
+
+
+def _print_table(r: dict) -> None:
+    print(f"execution reward, batch of {r['batch']} (half reference, half stub), {r['workers']} workers")
+    print(f"layers: {', '.join(r['layers'])}\n")
+    print(f"{'measure':<34}{'value':>12}{'floor':>10}  ok")
+    rows = [
+        ("bare subprocess evals/s", r["bare_evals_per_s"], None, None),
+        ("sandboxed evals/s", r["evals_per_s"], f">= {FLOOR_EVALS_PER_S:g}", r["meets_evals_floor"]),
+        ("isolation overhead (x bare)", r["overhead_ratio"], f"<= {FLOOR_OVERHEAD:g}", r["meets_overhead_floor"]),
+        ("scores correct (1.0 ref, <1 stub)", float(r["scores_correct"]), None, r["scores_correct"]),
+    ]
+    for name, value, floor, ok in rows:
+        print(f"{name:<34}{value:>12.2f}{floor or '':>10}  {'' if ok is None else ('yes' if ok else 'NO')}")
+    if r["per_layer"]:
+        print(f"\n{'sandbox layers (one pass each)':<34}{'evals/s':>12}")
+        for label, row in r["per_layer"].items():
+            print(f"{label:<34}{row['evals_per_s']:>12.2f}")
+
+
+if __name__ == "__main__":
+    main()

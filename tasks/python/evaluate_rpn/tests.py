@@ -1,0 +1,37 @@
+from solution import evaluate_rpn
+
+
+def _raises(expr, exc):
+    try:
+        evaluate_rpn(expr)
+    except exc:
+        return True
+    return False
+
+
+def test_example():
+    assert evaluate_rpn("3 4 + 2 *") == 14
+
+
+def test_truncating_division():
+    assert evaluate_rpn("7 -2 /") == -3
+
+
+def test_negative_operand():
+    assert evaluate_rpn("-5 2 -") == -7
+
+
+def test_unknown_token():
+    assert _raises("1 2 ^", ValueError)
+
+
+def test_too_few_operands():
+    assert _raises("1 +", ValueError)
+
+
+def test_leftover_operands():
+    assert _raises("1 2", ValueError)
+
+
+def test_division_by_zero():
+    assert _raises("1 0 /", ZeroDivisionError)

@@ -1,0 +1,21 @@
+from solution import factorial
+
+
+def test_zero():
+    assert factorial(0) == 1
+
+
+def test_five():
+    assert factorial(5) == 120
+
+
+def test_twenty():
+    assert factorial(20) == 2432902008176640000
+
+
+def test_negative_raises():
+    try:
+        factorial(-3)
+    except ValueError:
+        return
+    raise AssertionError("expected ValueError")

@@ -1,0 +1,21 @@
+from solution import max_subarray
+
+
+def test_example():
+    assert max_subarray([-2, 1, -3, 4, -1, 2, 1, -5, 4]) == 6
+
+
+def test_all_negative():
+    assert max_subarray([-3, -1, -2]) == -1
+
+
+def test_all_positive():
+    assert max_subarray([1, 2, 3]) == 6
+
+
+def test_empty():
+    try:
+        max_subarray([])
+    except ValueError:
+        return
+    raise AssertionError("expected ValueError")

@@ -1,0 +1,25 @@
+from solution import moving_average
+
+
+def _close(a, b):
+    return len(a) == len(b) and all(abs(x - y) < 1e-9 for x, y in zip(a, b))
+
+
+def test_example():
+    assert _close(moving_average([1, 2, 3, 4], 2), [1.5, 2.5, 3.5])
+
+
+def test_too_short():
+    assert moving_average([1, 2], 3) == []
+
+
+def test_window_one():
+    assert _close(moving_average([5, 6], 1), [5.0, 6.0])
+
+
+def test_bad_k():
+    try:
+        moving_average([1], 0)
+    except ValueError:
+        return
+    raise AssertionError("expected ValueError")

@@ -1,0 +1,17 @@
+from solution import permutations
+
+
+def test_three():
+    assert permutations([1, 2, 3]) == [[1, 2, 3], [1, 3, 2], [2, 1, 3], [2, 3, 1], [3, 1, 2], [3, 2, 1]]
+
+
+def test_empty():
+    assert permutations([]) == [[]]
+
+
+def test_single():
+    assert permutations(["a"]) == [["a"]]
+
+
+def test_count():
+    assert len(permutations(list(range(5)))) == 120

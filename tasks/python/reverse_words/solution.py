@@ -1,0 +1,2 @@
+def reverse_words(sentence: str) -> str:
+    return " ".join(reversed(sentence.split()))

@@ -1,0 +1,21 @@
+from solution import sum_list
+
+
+def test_empty():
+    assert sum_list([]) == 0
+
+
+def test_single():
+    assert sum_list([7]) == 7
+
+
+def test_ints():
+    assert sum_list([1, 2, 3, 4]) == 10
+
+
+def test_negatives():
+    assert sum_list([-5, 5, -1]) == -1
+
+
+def test_floats():
+    assert abs(sum_list([0.5, 0.25, 0.25]) - 1.0) < 1e-9

@@ -1,0 +1,3 @@
+pub fn largest(numbers: &[i32]) -> Option<i32> {
+    numbers.iter().copied().max()
+}

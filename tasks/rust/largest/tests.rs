@@ -1,0 +1,19 @@
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty() {
+        assert_eq!(largest(&[]), None);
+    }
+
+    #[test]
+    fn mixed() {
+        assert_eq!(largest(&[3, -1, 9, 2]), Some(9));
+    }
+
+    #[test]
+    fn all_negative() {
+        assert_eq!(largest(&[-3, -8]), Some(-3));
+    }
+}

@@ -1,0 +1,29 @@
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trims() {
+        assert_eq!(parse_positive(" 42 "), Ok(42));
+    }
+
+    #[test]
+    fn zero_is_error() {
+        assert!(parse_positive("0").is_err());
+    }
+
+    #[test]
+    fn garbage_is_error() {
+        assert!(parse_positive("4x").is_err());
+    }
+
+    #[test]
+    fn negative_is_error() {
+        assert!(parse_positive("-3").is_err());
+    }
+
+    #[test]
+    fn overflow_is_error() {
+        assert!(parse_positive("4294967296").is_err());
+    }
+}

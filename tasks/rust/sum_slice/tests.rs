@@ -1,0 +1,19 @@
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty() {
+        assert_eq!(sum_slice(&[]), 0);
+    }
+
+    #[test]
+    fn several() {
+        assert_eq!(sum_slice(&[1, 2, 3, 4]), 10);
+    }
+
+    #[test]
+    fn negatives() {
+        assert_eq!(sum_slice(&[-5, 5, -1]), -1);
+    }
+}
