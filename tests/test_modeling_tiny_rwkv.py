@@ -185,3 +185,16 @@ def test_state_of_the_wrong_batch_size_is_rejected(tiny_model):
 def test_a_4d_attention_mask_is_rejected_with_the_fix(tiny_model):
     with pytest.raises(ValueError, match="2D padding mask"):
         tiny_model(torch.randint(2, 99, (1, 4)), attention_mask=torch.ones(1, 1, 4, 4))
+
+
+def test_fast_inference_linear_equals_the_module_and_follows_weight_updates():
+    from rusty_hf.models.tiny_rwkv.modeling_tiny_rwkv import fast_linear
+
+    layer = torch.nn.Linear(32, 64)
+    x = torch.randn(3, 32)
+    with torch.no_grad():
+        torch.testing.assert_close(fast_linear(layer, x), layer(x))
+        layer.weight.mul_(2.0)  # an optimizer step between two generations
+        torch.testing.assert_close(fast_linear(layer, x), layer(x))
+    y = fast_linear(layer, x)  # with grad enabled it is the module itself
+    assert y.requires_grad and "_rusty_weight_t" in layer.__dict__

@@ -63,6 +63,38 @@ def token_shift(
     return shifted, torch.where((last >= 0)[:, None], last_x, prev)
 
 
+def fast_linear(module: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    """`module(x)`, except for few-token inference on CPU with a plain fp32 `nn.Linear`.
+
+    There it multiplies by a cached contiguous W^T: MKL's small-batch path for `x @ W^T` stored that
+    way runs about 2x faster than `F.linear`'s (measured for the 24,000-row head at 1 and 16 rows),
+    which is most of a decoding step. The copy is rebuilt whenever the weight changes (an optimizer
+    step between generations) and costs one extra copy of the weights in memory. Quantized, peft or
+    hooked modules (accelerate offloading) always go through their own forward.
+    """
+    if (
+        torch.is_grad_enabled()
+        or type(module) is not nn.Linear
+        or x.device.type != "cpu"
+        or x.dtype != torch.float32
+        or module.weight.dtype != torch.float32
+        or x.numel() > 64 * module.in_features
+        or module._forward_hooks
+        or module._forward_pre_hooks
+        or hasattr(module, "_hf_hook")
+    ):
+        return module(x)
+    weight = module.weight
+    key = (weight.data_ptr(), weight._version)
+    cached = module.__dict__.get("_rusty_weight_t")
+    if cached is None or cached[0] != key:
+        with torch.inference_mode(False):
+            cached = (key, weight.detach().t().contiguous())
+        module.__dict__["_rusty_weight_t"] = cached
+    out = x @ cached[1]
+    return out if module.bias is None else out + module.bias
+
+
 class TinyRWKVTimeMix(nn.Module):
     """RWKV-4 time-mix: token-shift mixing, then `W_o(sigmoid(r) * WKV(w, u, k, v))`."""
 
@@ -83,12 +115,12 @@ class TinyRWKVTimeMix(nn.Module):
     def forward(self, x, shift, wkv_state, mask):
         xx, new_shift = token_shift(x, shift, mask)
         delta = x - xx
-        k = self.key(torch.addcmul(xx, delta, self.time_mix_k))
-        v = self.value(torch.addcmul(xx, delta, self.time_mix_v))
-        r = self.receptance(torch.addcmul(xx, delta, self.time_mix_r))
+        k = fast_linear(self.key, torch.addcmul(xx, delta, self.time_mix_k))
+        v = fast_linear(self.value, torch.addcmul(xx, delta, self.time_mix_v))
+        r = fast_linear(self.receptance, torch.addcmul(xx, delta, self.time_mix_r))
         w = -torch.exp(self.time_decay.float())
         y, new_wkv_state = wkv(w, self.time_first, k, v, wkv_state, mask)
-        out = self.output((torch.sigmoid(r.float()) * y).to(x.dtype))
+        out = fast_linear(self.output, (torch.sigmoid(r.float()) * y).to(x.dtype))
         return out, new_shift, new_wkv_state
 
 
@@ -108,9 +140,9 @@ class TinyRWKVChannelMix(nn.Module):
     def forward(self, x, shift, mask):
         xx, new_shift = token_shift(x, shift, mask)
         delta = x - xx
-        k = torch.square(torch.relu(self.key(torch.addcmul(xx, delta, self.time_mix_k))))
-        r = torch.sigmoid(self.receptance(torch.addcmul(xx, delta, self.time_mix_r)))
-        return r * self.value(k), new_shift
+        k = torch.square(torch.relu(fast_linear(self.key, torch.addcmul(xx, delta, self.time_mix_k))))
+        r = torch.sigmoid(fast_linear(self.receptance, torch.addcmul(xx, delta, self.time_mix_r)))
+        return r * fast_linear(self.value, k), new_shift
 
 
 class TinyRWKVBlock(GradientCheckpointingLayer):
@@ -395,7 +427,7 @@ class TinyRWKVForCausalLM(TinyRWKVPreTrainedModel, GenerationMixin):
         Extra kwargs such as `num_items_in_batch` go to the loss.
         """
         out = self._lm_forward(input_ids, attention_mask, inputs_embeds, state, use_cache, output_hidden_states)
-        logits = self.lm_head(_slice_for_logits(out.last_hidden_state, logits_to_keep))
+        logits = fast_linear(self.lm_head, _slice_for_logits(out.last_hidden_state, logits_to_keep))
         loss = None
         if labels is not None:
             loss = self.loss_function(logits, labels, vocab_size=self.config.vocab_size, **kwargs)
@@ -456,7 +488,7 @@ class TinyRWKVForCausalLMWithValueHead(TinyRWKVForCausalLM):
         """Like `TinyRWKVForCausalLM.forward`, plus `value` (B, T) for every position."""
         out = self._lm_forward(input_ids, attention_mask, inputs_embeds, state, use_cache, output_hidden_states)
         hidden = out.last_hidden_state
-        logits = self.lm_head(_slice_for_logits(hidden, logits_to_keep))
+        logits = fast_linear(self.lm_head, _slice_for_logits(hidden, logits_to_keep))
         value = self.v_head(self.v_dropout(hidden).to(self.v_head.weight.dtype)).squeeze(-1)
         loss = None
         if labels is not None:
