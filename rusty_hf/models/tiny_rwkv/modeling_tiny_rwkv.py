@@ -87,11 +87,22 @@ def fast_linear(module: nn.Module, x: torch.Tensor) -> torch.Tensor:
     weight = module.weight
     key = (weight.data_ptr(), weight._version)
     cached = module.__dict__.get("_rusty_weight_t")
+    # A wide output (the head) is split in two column halves and run as one bmm: ATen spreads the
+    # two halves over the cores, where a single small-batch matmul keeps to one.
+    halves = 2 if module.out_features >= 8192 and module.out_features % 2 == 0 else 1
     if cached is None or cached[0] != key:
         with torch.inference_mode(False):
-            cached = (key, weight.detach().t().contiguous())
+            w = weight.detach()
+            w_t = w.view(halves, -1, w.shape[1]).transpose(1, 2).contiguous()  # (halves, in, out / halves)
+        cached = (key, w_t)
         module.__dict__["_rusty_weight_t"] = cached
-    out = x @ cached[1]
+    rows = x.reshape(-1, x.shape[-1])
+    if halves == 1:
+        out = rows @ cached[1][0]
+    else:
+        out = torch.bmm(rows.unsqueeze(0).expand(halves, *rows.shape), cached[1])  # (halves, N, out / halves)
+        out = out.transpose(0, 1).reshape(rows.shape[0], -1)
+    out = out.view(*x.shape[:-1], -1)
     return out if module.bias is None else out + module.bias
 
 
