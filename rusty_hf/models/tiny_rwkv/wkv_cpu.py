@@ -31,6 +31,17 @@ _SOURCE = r"""
 // branch-free: m = max(x, y); e^{x-m}, e^{y-m}. Masked steps leave the state untouched and give y = 0.
 constexpr int64_t CB = 64;
 
+// Fold token (k, v) into the state (a, b, p) after decaying it by e^w.
+template <typename T>
+static inline void advance(T w, T k, T v, T& a, T& b, T& p) {
+    const T ww = p + w;
+    const T q = ww > k ? ww : k;
+    const T f1 = std::exp(ww - q), f2 = std::exp(k - q);
+    a = f1 * a + f2 * v;
+    b = f1 * b + f2;
+    p = q;
+}
+
 template <typename T>
 static void forward_block(int64_t Tn, int64_t C, int64_t n, const T* w, const T* u, const T* k, const T* v,
                           const bool* mask, T* y, T* a, T* b, T* p) {
@@ -43,12 +54,7 @@ static void forward_block(int64_t Tn, int64_t C, int64_t n, const T* w, const T*
             const T m = p[c] > uk ? p[c] : uk;
             const T e1 = std::exp(p[c] - m), e2 = std::exp(uk - m);
             yt[c] = (e1 * a[c] + e2 * vt[c]) / (e1 * b[c] + e2);
-            const T ww = p[c] + w[c];
-            const T q = ww > kt[c] ? ww : kt[c];
-            const T f1 = std::exp(ww - q), f2 = std::exp(kt[c] - q);
-            a[c] = f1 * a[c] + f2 * vt[c];
-            b[c] = f1 * b[c] + f2;
-            p[c] = q;
+            advance(w[c], kt[c], vt[c], a[c], b[c], p[c]);
         }
     }
 }
@@ -67,14 +73,7 @@ static void backward_block(int64_t Tn, int64_t C, int64_t n, const T* w, const T
         if (mask && !mask[t]) continue;
         const T* kt = k + t * C; const T* vt = v + t * C;
         _Pragma("omp simd")
-        for (int64_t c = 0; c < n; ++c) {
-            const T ww = p[c] + w[c];
-            const T q = ww > kt[c] ? ww : kt[c];
-            const T f1 = std::exp(ww - q), f2 = std::exp(kt[c] - q);
-            a[c] = f1 * a[c] + f2 * vt[c];
-            b[c] = f1 * b[c] + f2;
-            p[c] = q;
-        }
+        for (int64_t c = 0; c < n; ++c) advance(w[c], kt[c], vt[c], a[c], b[c], p[c]);
     }
     // Adjoints of the real states kept as (adj_a, adj_b) * e^{-r}, as in the PyTorch operator.
     for (int64_t c = 0; c < n; ++c) { adj_a[c] = 0; adj_b[c] = 0; r[c] = T(1e38); gw[c] = 0; gu[c] = 0; }
@@ -189,7 +188,7 @@ def load_kernel():
             from torch.utils.cpp_extension import load_inline
 
             _kernel = load_inline(
-                name="rusty_wkv_cpu_v2",
+                name="rusty_wkv_cpu_v3",
                 cpp_sources=[_SOURCE],
                 extra_cflags=["-O3", "-march=native", "-ffast-math", "-fopenmp-simd"],
                 verbose=False,

@@ -1,0 +1,71 @@
+"""Create a fresh TinyRWKV sized for a tokenizer, or load a checkpoint and check the tokenizer fits.
+
+    model = load_or_create_model(model_args, script_args, tokenizer)
+
+Loading goes through `AutoModelForCausalLM`, so any folder saved by rusty_hf (or a Hub id with remote
+code, when `trust_remote_code` is set) works. A tokenizer that does not match the model fails here with
+one message naming the fix, before any training step runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from transformers import AutoModelForCausalLM, PreTrainedModel, PreTrainedTokenizerBase
+from trl import ModelConfig
+
+from rusty_hf.configs import RustyScriptArguments
+from rusty_hf.models.tiny_rwkv import TinyRWKVConfig, TinyRWKVForCausalLM
+from rusty_hf.tokenizer import check_tokenizer, generation_eos_ids
+
+
+def load_or_create_model(
+    model_args: ModelConfig,
+    script_args: RustyScriptArguments,
+    tokenizer: PreTrainedTokenizerBase,
+    trust_remote_code: bool = False,
+) -> PreTrainedModel:
+    """The model a recipe trains: `model_args.model_name_or_path` if set, else a fresh TinyRWKV.
+
+    `trust_remote_code` comes from the trainer config (TRL keeps it there); it is only needed for a
+    Hub checkpoint when rusty_hf is not the code that registered TinyRWKV.
+    """
+    if model_args.model_name_or_path:
+        path = Path(model_args.model_name_or_path)
+        if not path.is_dir() and (path.is_absolute() or path.parent.is_dir() and str(path.parent) != "."):
+            raise FileNotFoundError(
+                f"no checkpoint folder at {str(path)!r}. Fix: point model_name_or_path at a folder written by "
+                "save_pretrained, a Hub id (user/name), or leave it unset to train a fresh model."
+            )
+        dtype = model_args.dtype if model_args.dtype in (None, "auto") else getattr(torch, model_args.dtype)
+        try:
+            model = AutoModelForCausalLM.from_pretrained(
+                model_args.model_name_or_path,
+                revision=model_args.model_revision,
+                trust_remote_code=trust_remote_code,
+                dtype=dtype,
+            )
+        except OSError as err:
+            raise OSError(
+                f"could not load a model from {model_args.model_name_or_path!r}: {err}\n"
+                "Fix: point model_name_or_path at a folder written by save_pretrained (or leave it unset to "
+                "train a fresh model); a corrupt folder must be re-saved or re-downloaded."
+            ) from err
+    else:
+        torch.manual_seed(script_args.init_seed)
+        config = TinyRWKVConfig(
+            vocab_size=len(tokenizer),
+            d_embed=script_args.d_embed,
+            d_hidden=script_args.d_hidden,
+            n_layers=script_args.n_layers,
+            ffn_mult=script_args.ffn_mult,
+            bos_token_id=tokenizer.bos_token_id,
+            eos_token_id=tokenizer.eos_token_id,
+            pad_token_id=tokenizer.pad_token_id,
+        )
+        model = TinyRWKVForCausalLM(config)
+    check_tokenizer(tokenizer, vocab_size=model.config.vocab_size)
+    model.generation_config.eos_token_id = generation_eos_ids(tokenizer)
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    return model
