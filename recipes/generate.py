@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from rusty_hf.tokenizer import generation_eos_ids
+from rusty_hf.training import is_missing_local_folder
 
 
 def reply(model, tokenizer, prompt: str, max_new_tokens: int = 96) -> str:
@@ -34,8 +34,7 @@ def main() -> None:
     parser.add_argument("--prompt", action="append", help="user message (repeatable)")
     parser.add_argument("--max_new_tokens", type=int, default=96)
     args = parser.parse_args()
-    local = Path(args.model)
-    if not local.is_dir() and local.parent != Path(".") and local.parent.is_dir():
+    if is_missing_local_folder(args.model):
         raise SystemExit(f"no checkpoint at {args.model}: train one first (python recipes/sft.py --config recipes/tiny/sft.yaml)")
     tokenizer = AutoTokenizer.from_pretrained(args.model)
     model = AutoModelForCausalLM.from_pretrained(args.model, trust_remote_code=True).eval()

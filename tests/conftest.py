@@ -52,4 +52,4 @@ def tiny_tokenizer():
         '{"action": "MSG", "message": "Done. Tests pass."}',
         "import os\nfor name in os.listdir('.'):\n    print(name)\n",
     ] * 40
-    return train_tokenizer(texts, vocab_size=320 - 32, show_progress=False)
+    return train_tokenizer(texts, vocab_size=288, show_progress=False)

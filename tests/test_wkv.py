@@ -1,7 +1,11 @@
 """The WKV operator: the analytic backward and the stable recurrence, against the reference."""
 
+import shutil
+
+import pytest
 import torch
 
+from rusty_hf.models.tiny_rwkv import wkv_cpu
 from rusty_hf.models.tiny_rwkv.wkv import WKVFunction, empty_wkv_state, wkv, wkv_reference
 
 
@@ -74,12 +78,6 @@ def test_masked_positions_leave_the_state_untouched_and_output_zero():
 
 
 # --- the compiled CPU kernel (wkv_cpu) -------------------------------------------------------------
-
-import shutil  # noqa: E402
-
-import pytest  # noqa: E402
-
-from rusty_hf.models.tiny_rwkv import wkv_cpu  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,16 @@ from rusty_hf.models.tiny_rwkv import TinyRWKVConfig, TinyRWKVForCausalLM
 from rusty_hf.tokenizer import check_tokenizer, generation_eos_ids
 
 
+def is_missing_local_folder(name_or_path: str) -> bool:
+    """True when `name_or_path` names a local folder that does not exist (absolute, or under an
+    existing directory such as outputs/), so it must not fall through to a Hub lookup. "user/name"
+    is a Hub id unless ./user exists."""
+    path = Path(name_or_path)
+    if path.is_dir():
+        return False
+    return path.is_absolute() or (path.parent != Path(".") and path.parent.is_dir())
+
+
 def load_or_create_model(
     model_args: ModelConfig,
     script_args: RustyScriptArguments,
@@ -32,10 +42,9 @@ def load_or_create_model(
     Hub checkpoint when rusty_hf is not the code that registered TinyRWKV.
     """
     if model_args.model_name_or_path:
-        path = Path(model_args.model_name_or_path)
-        if not path.is_dir() and (path.is_absolute() or path.parent.is_dir() and str(path.parent) != "."):
+        if is_missing_local_folder(model_args.model_name_or_path):
             raise FileNotFoundError(
-                f"no checkpoint folder at {str(path)!r}. Fix: point model_name_or_path at a folder written by "
+                f"no checkpoint folder at {model_args.model_name_or_path!r}. Fix: point model_name_or_path at a folder written by "
                 "save_pretrained, a Hub id (user/name), or leave it unset to train a fresh model."
             )
         dtype = model_args.dtype if model_args.dtype in (None, "auto") else getattr(torch, model_args.dtype)

@@ -15,7 +15,7 @@ the exponents, so nothing overflows however large the keys get.
   rescaled adjoints; everything else is vectorised over time. On 2 CPU cores this beats autograd
   through the loop and log-depth scans (see docs/field-notes).
 - `wkv_cpu.WKVCpuFunction` is the same math compiled to C++ (built on first use, optional): one
-  tight loop per channel instead of ~20 dispatched ops per time step.
+  vectorised pass over time per block of channels instead of ~20 dispatched ops per time step.
 - `wkv` is the dispatcher the model calls: the compiled kernel on CPU when it builds, otherwise
   `WKVFunction` (set `RUSTY_WKV_KERNEL=python` to force the PyTorch operator).
 

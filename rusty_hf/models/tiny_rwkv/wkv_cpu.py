@@ -1,8 +1,9 @@
-"""A compiled CPU kernel for WKV: the same math as `wkv.WKVFunction`, one loop per channel in C++.
+"""A compiled CPU kernel for WKV: the same math as `wkv.WKVFunction`, in C++.
 
 The pure-PyTorch operator spends most of its time dispatching ~20 small ops per time step. This
-kernel runs each (batch, channel) recurrence in a tight C++ loop, parallel over channels with ATen's
-thread pool, and recomputes the forward states inside the backward instead of storing them.
+kernel walks time once per block of 64 channels (the channel loop vectorised), runs the blocks in
+parallel on ATen's thread pool, and recomputes the forward states inside the backward instead of
+storing them. It is compiled with -march=native for the machine that builds it.
 
 It is built on first use with `torch.utils.cpp_extension.load_inline` (needs a C++ compiler and
 ninja; cached under ~/.cache/torch_extensions) and is optional: `load_kernel()` returns None when the
@@ -42,6 +43,17 @@ static inline void advance(T w, T k, T v, T& a, T& b, T& p) {
     p = q;
 }
 
+// wkv_t from the pre-step state: returns it, with e^{u+k-m} and the scaled denominator.
+template <typename T>
+static inline T output(T u, T k, T v, T a, T b, T p, T& m, T& e2, T& den) {
+    const T uk = u + k;
+    m = p > uk ? p : uk;
+    const T e1 = std::exp(p - m);
+    e2 = std::exp(uk - m);
+    den = e1 * b + e2;
+    return (e1 * a + e2 * v) / den;
+}
+
 template <typename T>
 static void forward_block(int64_t Tn, int64_t C, int64_t n, const T* w, const T* u, const T* k, const T* v,
                           const bool* mask, T* y, T* a, T* b, T* p) {
@@ -50,10 +62,8 @@ static void forward_block(int64_t Tn, int64_t C, int64_t n, const T* w, const T*
         if (mask && !mask[t]) { for (int64_t c = 0; c < n; ++c) yt[c] = 0; continue; }
         _Pragma("omp simd")
         for (int64_t c = 0; c < n; ++c) {
-            const T uk = u[c] + kt[c];
-            const T m = p[c] > uk ? p[c] : uk;
-            const T e1 = std::exp(p[c] - m), e2 = std::exp(uk - m);
-            yt[c] = (e1 * a[c] + e2 * vt[c]) / (e1 * b[c] + e2);
+            T m, e2, den;
+            yt[c] = output(u[c], kt[c], vt[c], a[c], b[c], p[c], m, e2, den);
             advance(w[c], kt[c], vt[c], a[c], b[c], p[c]);
         }
     }
@@ -84,11 +94,8 @@ static void backward_block(int64_t Tn, int64_t C, int64_t n, const T* w, const T
         const T* sa = &buf[(3 * t) * CB]; const T* sb = sa + CB; const T* sp = sb + CB;
         _Pragma("omp simd")
         for (int64_t c = 0; c < n; ++c) {
-            const T uk = u[c] + kt[c];
-            const T m = sp[c] > uk ? sp[c] : uk;
-            const T e1 = std::exp(sp[c] - m), e2 = std::exp(uk - m);
-            const T den = e1 * sb[c] + e2;
-            const T yv = (e1 * sa[c] + e2 * vt[c]) / den;
+            T m, e2, den;
+            const T yv = output(u[c], kt[c], vt[c], sa[c], sb[c], sp[c], m, e2, den);
             const T g = gyt[c] / den;
             const T ek = std::exp(kt[c] - r[c]);
             const T direct = g * e2;
@@ -188,7 +195,7 @@ def load_kernel():
             from torch.utils.cpp_extension import load_inline
 
             _kernel = load_inline(
-                name="rusty_wkv_cpu_v3",
+                name="rusty_wkv_cpu_v4",
                 cpp_sources=[_SOURCE],
                 extra_cflags=["-O3", "-march=native", "-ffast-math", "-fopenmp-simd"],
                 verbose=False,
