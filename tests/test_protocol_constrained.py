@@ -1,0 +1,197 @@
+"""Tests for rusty_hf.protocol.constrained and .automaton: decoding that can only emit valid actions."""
+
+import pytest
+import torch
+from tokenizers import Tokenizer, models
+from transformers import LogitsProcessorList, PreTrainedTokenizerFast
+
+from rusty_hf import TinyRWKVForCausalLM
+from rusty_hf.protocol import MAX_FIELD_CHARS, Action, ProtocolLogitsProcessor, parse_action
+from rusty_hf.protocol.automaton import build_automaton
+from rusty_hf.protocol.vocabulary import token_table
+from tests.conftest import randomise_zero_init, tiny_config
+
+EOS_IDS = [0, 5]  # <|endoftext|>, <|end|>
+PAD_ID = 1
+
+
+def _accepts(text: str) -> bool:
+    automaton = build_automaton()
+    state = automaton.start
+    for byte in text.encode():
+        state = automaton.table[state][byte]
+    return state in automaton.accepting
+
+
+def _drive(processor, batch, steps, prompt_length=3, seed=0, vocab=None):
+    """Sample from random logits through the processor, the way generate does; return generated ids."""
+    gen = torch.Generator().manual_seed(seed)
+    vocab = vocab or len(processor.table.token_bytes)
+    ids = torch.full((batch, prompt_length), 4)
+    for _ in range(steps):
+        scores = processor(ids, torch.randn(batch, vocab, generator=gen) * 4)
+        ids = torch.cat([ids, torch.multinomial(scores.softmax(-1), 1, generator=gen)], dim=1)
+    return ids[:, prompt_length:]
+
+
+def _decode(tokenizer, row) -> str:
+    return tokenizer.decode(row, skip_special_tokens=True)
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        Action("MSG", message='say "hi"\n\té\\ \u2028'),
+        Action("CMD", command="ls"),
+        Action("EDIT", path="a", content=""),
+    ],
+)
+def test_automaton_accepts_canonical_json(action):
+    assert _accepts(action.to_json()) and _accepts(" " + action.to_json().replace(": ", ":"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"action": "CMD", "command": ""}',  # empty command
+        '{"action": "MSG", "message": "\\ud83d"}',  # surrogate escape
+        '{"action": "MSG", "message": "a"} ',  # nothing after the brace
+        '{"action": "MSG", "message": "a\nb"}',  # raw control character
+        '{"action": "MSG", "message": "a", "message": "b"}',
+        '   {"action": "MSG", "message": "a"}',  # more than two whitespace bytes
+    ],
+)
+def test_automaton_rejects(text):
+    assert not _accepts(text)
+
+
+def test_token_bytes_match_the_tokenizer(tiny_tokenizer):
+    table = token_table(tiny_tokenizer)
+    assert token_table(tiny_tokenizer) is table  # cached per tokenizer
+    for token_id, data in enumerate(table.token_bytes):
+        if data is not None:
+            assert data.decode("utf-8", "replace") == tiny_tokenizer.decode([token_id])
+
+
+def test_random_logits_always_give_valid_actions(tiny_tokenizer):
+    processor = ProtocolLogitsProcessor(tiny_tokenizer, max_new_tokens=40)
+    for seed in range(2):
+        generated = _drive(processor, batch=64, steps=40, seed=seed)
+        for row in generated:
+            parse_action(_decode(tiny_tokenizer, row))
+
+
+def test_eos_only_after_a_complete_action(tiny_tokenizer):
+    processor = ProtocolLogitsProcessor(tiny_tokenizer)
+    generated = _drive(processor, batch=32, steps=60, seed=1)
+    for row in generated.tolist():
+        for i, token_id in enumerate(row):
+            if token_id in EOS_IDS:
+                parse_action(_decode(tiny_tokenizer, row[:i]))
+                assert set(row[i + 1 :]) <= {PAD_ID, *EOS_IDS}  # a finished row stays finished
+                break
+
+
+def test_complete_action_forces_eos(tiny_tokenizer):
+    prompt = torch.full((1, 2), 4)
+    action = tiny_tokenizer.encode('{"action": "CMD", "command": "ls"}', add_special_tokens=False)
+    processor = ProtocolLogitsProcessor(tiny_tokenizer, prompt_length=2)
+    scores = processor(torch.cat([prompt, torch.tensor([action])], 1), torch.zeros(1, 288))
+    assert torch.isfinite(scores[0]).nonzero().flatten().tolist() == EOS_IDS
+
+
+def test_length_limit_closes_the_string(tiny_tokenizer, monkeypatch):
+    for field in MAX_FIELD_CHARS:
+        monkeypatch.setitem(MAX_FIELD_CHARS, field, 3)
+    processor = ProtocolLogitsProcessor(tiny_tokenizer)  # no budget: only the limits end the strings
+    generated = _drive(processor, batch=32, steps=100, seed=2)
+    for row in generated:
+        action = parse_action(_decode(tiny_tokenizer, row))
+        assert all(len(value) <= 3 for value in action.to_dict().values() if value not in ("MSG", "CMD", "EDIT"))
+
+
+def test_length_limit_leaves_room_for_escapes(tiny_tokenizer, monkeypatch):
+    for field in MAX_FIELD_CHARS:
+        monkeypatch.setitem(MAX_FIELD_CHARS, field, 4)
+    backslash, u = (tiny_tokenizer.convert_tokens_to_ids(t) for t in ("\\", "u"))
+    processor = ProtocolLogitsProcessor(tiny_tokenizer)
+    gen = torch.Generator().manual_seed(4)
+    ids = torch.full((32, 1), 4)
+    for _ in range(80):  # push hard towards "\\u" escapes, which need 6 bytes
+        raw = torch.randn(32, 288, generator=gen)
+        raw[:, [backslash, u]] += 6
+        scores = processor(ids, raw)
+        ids = torch.cat([ids, torch.multinomial(scores.softmax(-1), 1, generator=gen)], dim=1)
+    texts = [_decode(tiny_tokenizer, row) for row in ids[:, 1:]]
+    assert any("\\" in text for text in texts)
+    for text in texts:
+        parse_action(text)
+
+
+def test_prompt_length_argument(tiny_tokenizer):
+    processor = ProtocolLogitsProcessor(tiny_tokenizer, prompt_length=5, max_new_tokens=30)
+    ids = torch.full((2, 5), 4)
+    first = processor(ids, torch.zeros(2, 288))
+    # The same input seen fresh, with prompt_length: only the generated part counts.
+    assert torch.equal(first, ProtocolLogitsProcessor(tiny_tokenizer)(ids, torch.zeros(2, 288)))
+    assert torch.isinf(first[:, EOS_IDS]).all()
+
+
+def _model(tokenizer):
+    torch.manual_seed(0)
+    return randomise_zero_init(TinyRWKVForCausalLM(tiny_config(vocab_size=len(tokenizer)))).eval()
+
+
+def test_random_model_batch_with_left_padding(tiny_tokenizer):
+    model = _model(tiny_tokenizer)
+    tiny_tokenizer.padding_side = "left"
+    prompts = [
+        tiny_tokenizer.apply_chat_template(
+            [{"role": "system", "content": "Act."}, {"role": "user", "content": text}],
+            add_generation_prompt=True,
+            tokenize=False,
+        )
+        for text in ["ls", "write a function that adds two numbers", "hi", "run the tests"]
+    ]
+    inputs = tiny_tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
+    assert (inputs["attention_mask"] == 0).any()  # the batch really is left-padded
+    processor = ProtocolLogitsProcessor(tiny_tokenizer, max_new_tokens=24)
+    torch.manual_seed(0)
+    out = model.generate(
+        **inputs, max_new_tokens=24, do_sample=True, logits_processor=LogitsProcessorList([processor]),
+        eos_token_id=EOS_IDS, pad_token_id=PAD_ID, use_cache=True,
+    )
+    for row in out[:, inputs["input_ids"].shape[1] :]:
+        parse_action(_decode(tiny_tokenizer, row))
+
+
+def test_one_processor_serves_successive_generations(tiny_tokenizer):
+    processor = ProtocolLogitsProcessor(tiny_tokenizer, max_new_tokens=30)
+    for seed, prompt_length in [(0, 3), (1, 7), (2, 3)]:
+        for row in _drive(processor, batch=8, steps=30, prompt_length=prompt_length, seed=seed):
+            parse_action(_decode(tiny_tokenizer, row))
+
+
+def test_reordered_rows_are_replayed(tiny_tokenizer):
+    # Beam search hands rows back in a new order between steps; each row's state must follow its tokens.
+    processor = ProtocolLogitsProcessor(tiny_tokenizer, max_new_tokens=40)
+    gen = torch.Generator().manual_seed(3)
+    ids = torch.full((6, 3), 4)
+    for _ in range(40):
+        scores = processor(ids, torch.randn(6, 288, generator=gen) * 4)
+        ids = torch.cat([ids, torch.multinomial(scores.softmax(-1), 1, generator=gen)], dim=1)
+        ids = ids[torch.randperm(6, generator=gen)]
+    for row in ids[:, 3:]:
+        parse_action(_decode(tiny_tokenizer, row))
+
+
+def test_too_small_model_vocab_is_a_clear_error(tiny_tokenizer):
+    with pytest.raises(ValueError, match="tokenizer has 288"):
+        ProtocolLogitsProcessor(tiny_tokenizer)(torch.full((1, 2), 4), torch.zeros(1, 99))
+
+
+def test_non_byte_level_tokenizer_is_a_clear_error():
+    backend = Tokenizer(models.WordLevel({"<|endoftext|>": 0, "∑": 1, "<unk>": 2}, unk_token="<unk>"))
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, eos_token="<|endoftext|>", unk_token="<unk>")
+    with pytest.raises(ValueError, match="byte-level"):
+        token_table(tokenizer)
