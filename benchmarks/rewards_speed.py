@@ -14,14 +14,28 @@ One run measures, on the cores this process may use (2 on the reference machines
 Rounds alternate (bare, sandboxed, bare, ...) so that load from other work on the machine hits
 both alike; the medians are reported. Floors (issue 3): >= 12 evaluations/s, overhead <= 1.3x.
 
-    python3 benchmarks/rewards_speed.py            # prints a table, writes benchmarks/results/rewards_speed.json
+The Rust section measures ``rust_reward`` (rustc + clippy + tests in the sandbox, tree-sitter
+metrics) on the Rust tasks: each reference solution with its tests, and a copy that does not
+compile (an undefined name appended), so half the set stops after the check-only pass:
+
+* fresh completions/s: a new reward (empty cache) per round, the median round kept, with the
+  reward's default parallelism (``default_rust_workers``: twice the cores) unless ``--workers``;
+* cache hits/s: the same batch scored again by a warm reward;
+* ordering on a fixed set: idiomatic documented code > compiling code full of unwrap > code that
+  does not compile > text that is not Rust.
+
+Floors (Rust reward issue): >= 3 fresh completions/s on 2 cores, >= 1000 cache hits/s.
+
+    python3 benchmarks/rewards_speed.py            # prints tables, writes benchmarks/results/rewards_speed.json
     python3 benchmarks/rewards_speed.py --rounds 5
+    python3 benchmarks/rewards_speed.py --sections rust
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import itertools
 import json
 import os
 import platform
@@ -42,11 +56,15 @@ from rusty_hf.rewards.execution import (
     harness_files,
     parse_harness_output,
 )
+from rusty_hf.rewards.rust import default_rust_workers, get_rust_reward
 from rusty_hf.sandbox import capabilities, run
+from rusty_hf.sandbox.capabilities import detect
 
 BATCH = 64
 FLOOR_EVALS_PER_S = 12.0
 FLOOR_OVERHEAD = 1.3
+FLOOR_RUST_FRESH_PER_S = 3.0
+FLOOR_RUST_HITS_PER_S = 1000.0
 RESULTS = Path(__file__).resolve().parent / "results" / "rewards_speed.json"
 
 
@@ -127,7 +145,9 @@ def measure_layers(caps, tests, codes, workers: int) -> dict[str, dict]:
     for label, narrowed in [
         ("all layers", caps),
         ("without cgroups", caps.without("cgroups")),
-        ("unshare instead of bwrap", caps.without("bwrap")),
+        # Detected again: with bwrap present capabilities() drops the unshare fallback, so a plain
+        # without("bwrap") would measure no namespaces at all.
+        ("unshare instead of bwrap", detect(skip=("bwrap",))),
         ("without uid switch", caps.without("uid")),
         ("subprocess + rlimits only", caps.without("bwrap", "unshare", "uid", "cgroups")),
     ]:
@@ -136,52 +156,144 @@ def measure_layers(caps, tests, codes, workers: int) -> dict[str, dict]:
     return rows
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3, help="alternating bare/sandboxed rounds (median kept)")
-    parser.add_argument("--workers", type=int, default=None, help="parallel runs (default: usable cores)")
-    parser.add_argument("--no-layers", action="store_true", help="skip the per-layer breakdown")
-    args = parser.parse_args()
-    workers = args.workers or default_workers()
-    load_before = os.getloadavg()[0]  # other work on a shared machine skews every number here
+def python_section(args, workers: int) -> dict:
     caps = capabilities()
     completions, tests, codes = make_batch()
     bare_s, sandbox_s, correct = measure_rounds(completions, tests, codes, workers, args.rounds)
     layer_rows = {} if args.no_layers else measure_layers(caps, tests, codes, workers)
-
     bare, boxed = statistics.median(bare_s), statistics.median(sandbox_s)
     evals_per_s, overhead = BATCH / boxed, boxed / bare
-    summary = {
-        "benchmark": "rewards_speed",
-        "python_execution": {
-            "batch": BATCH,
-            "workers": workers,
-            "rounds": args.rounds,
-            "bare_seconds": bare_s,
-            "sandbox_seconds": sandbox_s,
-            "bare_evals_per_s": BATCH / bare,
-            "evals_per_s": evals_per_s,
-            "overhead_ratio": overhead,
-            "floor_evals_per_s": FLOOR_EVALS_PER_S,
-            "floor_overhead_ratio": FLOOR_OVERHEAD,
-            "meets_evals_floor": evals_per_s >= FLOOR_EVALS_PER_S,
-            "meets_overhead_floor": overhead <= FLOOR_OVERHEAD,
-            "scores_correct": correct,
-            "layers": list(caps.layers()),
-            "per_layer": layer_rows,
-        },
-        "machine": {
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "cores": workers,
-            "load_average_1m": [load_before, os.getloadavg()[0]],  # before, after
-        },
+    section = {
+        "batch": BATCH,
+        "workers": workers,
+        "rounds": args.rounds,
+        "bare_seconds": bare_s,
+        "sandbox_seconds": sandbox_s,
+        "bare_evals_per_s": BATCH / bare,
+        "evals_per_s": evals_per_s,
+        "overhead_ratio": overhead,
+        "floor_evals_per_s": FLOOR_EVALS_PER_S,
+        "floor_overhead_ratio": FLOOR_OVERHEAD,
+        "meets_evals_floor": evals_per_s >= FLOOR_EVALS_PER_S,
+        "meets_overhead_floor": overhead <= FLOOR_OVERHEAD,
+        "scores_correct": correct,
+        "layers": list(caps.layers()),
+        "per_layer": layer_rows,
     }
-    _print_table(summary["python_execution"])
+    _print_table(section)
+    return section
+
+
+# The fixed set of the ordering check, best first.
+RUST_ORDERED = {
+    "idiomatic, documented": """//! Word statistics.
+use std::collections::HashMap;
+
+/// Counts the words of `text`, compared in lower case.
+pub fn word_counts(text: &str) -> HashMap<String, usize> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .fold(HashMap::new(), |mut counts, word| {
+            *counts.entry(word.to_lowercase()).or_insert(0) += 1;
+            counts
+        })
+}
+
+/// Parses a strictly positive integer.
+pub fn parse_positive(text: &str) -> Result<u32, String> {
+    let n: u32 = text.trim().parse().map_err(|e| format!("{e}"))?;
+    match n {
+        0 => Err("zero is not positive".to_string()),
+        n => Ok(n),
+    }
+}
+""",
+    "compiles, full of unwrap": """pub fn parse_sum(a: &str, b: &str) -> u32 {
+    let x: u32 = a.parse().unwrap();
+    let y: u32 = b.parse().unwrap();
+    let first = a.chars().next().unwrap();
+    let last = b.chars().last().expect("b is empty");
+    x + y + first.to_digit(10).unwrap() + last.to_digit(10).unwrap()
+}
+""",
+    "does not compile": """/// Doubles and adds the numbers.
+pub fn total(xs: &[i32]) -> i32 {
+    let sum: i32 = xs.iter().map(|x| x * 2).sum();
+    sum + "one"
+}
+""",
+    "not Rust": "I'm sorry, I can't write that. Maybe ask me for a Python version instead?",
+}
+
+
+def rust_batch() -> tuple[list[str], list[str]]:
+    """(completions, tests): every Rust task's reference, then a non-compiling copy of each, fenced."""
+    rows = list(load_tasks(language="rust"))
+    codes = [r["solution"] for r in rows]
+    codes += [f"{r['solution']}\npub fn broken_{i}() -> i32 {{ undefined_value_{i} }}\n" for i, r in enumerate(rows)]
+    tests = [r["tests"] for r in rows] * 2
+    return [f"Here you go.\n```rust\n{code}```\n" for code in codes], tests
+
+
+def rust_section(args) -> dict:
+    workers = args.workers or default_rust_workers()
+    completions, tests = rust_batch()
+    half = len(completions) // 2
+    fresh_s, scores = [], []
+    for _ in range(args.rounds):
+        reward = get_rust_reward(max_workers=workers)  # a new, empty cache each round
+        t, scores = timed(lambda r=reward: r(completions, tests=tests))
+        fresh_s.append(t)
+    repeats = 50
+    hits_t, _ = timed(lambda: [reward(completions, tests=tests) for _ in range(repeats)])
+    ordered = get_rust_reward()([f"```rust\n{c}```" if "Rust" not in name else c for name, c in RUST_ORDERED.items()])
+    fresh_per_s = len(completions) / statistics.median(fresh_s)
+    hits_per_s = repeats * len(completions) / hits_t
+    section = {
+        "batch": len(completions),
+        "not_compiling": len(completions) - half,
+        "workers": workers,
+        "rounds": args.rounds,
+        "fresh_seconds": fresh_s,
+        "fresh_per_s": fresh_per_s,
+        "cache_hits_per_s": hits_per_s,
+        "floor_fresh_per_s": FLOOR_RUST_FRESH_PER_S,
+        "floor_cache_hits_per_s": FLOOR_RUST_HITS_PER_S,
+        "meets_fresh_floor": fresh_per_s >= FLOOR_RUST_FRESH_PER_S,
+        "meets_cache_floor": hits_per_s >= FLOOR_RUST_HITS_PER_S,
+        "references_beat_broken_copies": all(a > b for a, b in zip(scores[:half], scores[half:])),
+        "ordering_scores": dict(zip(RUST_ORDERED, ordered)),
+        "ordering_holds": all(a is not None and b is not None and a > b for a, b in itertools.pairwise(ordered)),
+    }
+    _print_rust_table(section)
+    return section
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3, help="alternating bare/sandboxed rounds (median kept)")
+    parser.add_argument("--workers", type=int, default=None, help="parallel runs (default: usable cores; twice that for rust)")
+    parser.add_argument("--no-layers", action="store_true", help="skip the per-layer breakdown")
+    parser.add_argument("--sections", nargs="+", choices=["python", "rust"], default=["python", "rust"])
+    args = parser.parse_args()
+    workers = args.workers or default_workers()
+    load_before = os.getloadavg()[0]  # other work on a shared machine skews every number here
+    summary: dict = {"benchmark": "rewards_speed"}
+    if "python" in args.sections:
+        summary["python_execution"] = python_section(args, workers)
+    if "rust" in args.sections:
+        print()
+        summary["rust_reward"] = rust_section(args)
+    summary["machine"] = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cores": workers,
+        "load_average_1m": [load_before, os.getloadavg()[0]],  # before, after
+    }
     print(f"\n1-minute load average before/after: {load_before:.2f} / {os.getloadavg()[0]:.2f}")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     existing = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    RESULTS.write_text(json.dumps({**existing, **summary}, indent=2) + "\n")  # keeps other sections (rust rows)
+    RESULTS.write_text(json.dumps({**existing, **summary}, indent=2) + "\n")  # keeps sections not rerun
     print(f"\nwrote {RESULTS}")
 
 
@@ -201,6 +313,19 @@ def _print_table(r: dict) -> None:
         print(f"\n{'sandbox layers (one pass each)':<34}{'evals/s':>12}")
         for label, row in r["per_layer"].items():
             print(f"{label:<34}{row['evals_per_s']:>12.2f}")
+
+
+def _print_rust_table(r: dict) -> None:
+    print(f"rust reward, {r['batch']} completions ({r['not_compiling']} not compiling), {r['workers']} workers")
+    print(f"{'measure':<34}{'value':>12}{'floor':>10}  result")
+    for name, value, floor, ok in [
+        ("fresh completions/s", r["fresh_per_s"], f">= {FLOOR_RUST_FRESH_PER_S:g}", r["meets_fresh_floor"]),
+        ("cache hits/s", r["cache_hits_per_s"], f">= {FLOOR_RUST_HITS_PER_S:g}", r["meets_cache_floor"]),
+    ]:
+        print(f"{name:<34}{value:>12.1f}{floor:>10}  {'PASS' if ok else 'FAIL'}")
+    print(f"{'each reference > its broken copy':<56}  {'PASS' if r['references_beat_broken_copies'] else 'FAIL'}")
+    order = " > ".join(f"{name} ({score})" for name, score in r["ordering_scores"].items())
+    print(f"ordering: {order}  {'PASS' if r['ordering_holds'] else 'FAIL'}")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ Usage::
     from rusty_hf.rewards import get_reward_funcs
     GRPOTrainer(..., reward_funcs=get_reward_funcs(["execution"]))
 
-Later modules (rust, teacher, protocol) add themselves to ``REWARD_FUNCS`` here.
+Later modules (rust, teacher, protocol) add themselves to ``REWARD_FUNCS`` here, or to
+``REWARD_FACTORIES`` when they are built from configuration at recipe start (``teacher``).
 """
 
 from __future__ import annotations
@@ -18,9 +19,20 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rusty_hf.rewards.execution import execution_reward, get_execution_reward
+from rusty_hf.rewards.rust import get_rust_reward, rust_reward
+from rusty_hf.rewards.teacher import get_teacher_reward, teacher_reward_from_env
+from rusty_hf.protocol.reward import protocol_reward
 
 REWARD_FUNCS: dict[str, Callable[..., list[float | None]]] = {
     "execution": execution_reward,
+    "rust": rust_reward,
+    "protocol": protocol_reward,
+}
+
+# Rewards built only when a recipe names them: they need configuration (the teacher reads
+# RUSTY_TEACHER_* variables), and a missing setting must fail at recipe start, saying what to set.
+REWARD_FACTORIES: dict[str, Callable[[], Callable[..., list[float | None]]]] = {
+    "teacher": teacher_reward_from_env,
 }
 
 
@@ -32,10 +44,21 @@ def get_reward_funcs(names: list[str]) -> list[Callable[..., list[float | None]]
     """
     if isinstance(names, str):
         names = [names]
-    unknown = [n for n in names if n not in REWARD_FUNCS]
+    valid = sorted({*REWARD_FUNCS, *REWARD_FACTORIES})
+    unknown = [n for n in names if n not in valid]
     if unknown:
-        raise ValueError(f"unknown reward function(s) {unknown}; valid names: {sorted(REWARD_FUNCS)}")
-    return [REWARD_FUNCS[n] for n in names]
+        raise ValueError(f"unknown reward function(s) {unknown}; valid names: {valid}")
+    return [REWARD_FUNCS[n] if n in REWARD_FUNCS else REWARD_FACTORIES[n]() for n in names]
 
 
-__all__ = ["REWARD_FUNCS", "execution_reward", "get_execution_reward", "get_reward_funcs"]
+__all__ = [
+    "REWARD_FACTORIES",
+    "REWARD_FUNCS",
+    "execution_reward",
+    "get_execution_reward",
+    "get_reward_funcs",
+    "get_rust_reward",
+    "get_teacher_reward",
+    "protocol_reward",
+    "rust_reward",
+]

@@ -1,0 +1,121 @@
+"""Tests for rusty_hf/rewards/rust_compile.py: the real rustc (and clippy) in the sandbox."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rusty_hf.data.tasks import load_tasks
+from rusty_hf.rewards.rust_compile import compile_rust, count_tests, parse_diagnostics
+from rusty_hf.rewards.rust_toolchain import RustToolchainError, find_toolchain
+from rusty_hf.sandbox import capabilities
+
+
+@pytest.fixture(scope="module")
+def toolchain():
+    try:
+        return find_toolchain()
+    except RustToolchainError as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="module")
+def task() -> dict:
+    return load_tasks(language="rust")[0]
+
+
+def test_valid_code_compiles_without_diagnostics(toolchain):
+    result = compile_rust("/// Adds.\npub fn add(a: i32, b: i32) -> i32 { a + b }\n", toolchain=toolchain)
+    assert result.success and result.status == "ok"
+    assert (result.n_errors, result.n_warnings, result.diagnostics) == (0, 0, ())
+
+
+def test_type_error_is_reported_as_json_diagnostic(toolchain):
+    result = compile_rust('pub fn f() -> i32 { "not a number" }', toolchain=toolchain)
+    assert not result.success and result.status == "compile_error"
+    assert result.n_errors == 1
+    assert result.diagnostics[0].code == "E0308" and result.diagnostics[0].line == 1
+
+
+def test_include_str_cannot_read_host_files_at_compile_time(toolchain):
+    if not capabilities().bwrap:
+        pytest.skip("bubblewrap is not available: without it the sandbox does not hide host files")
+    assert Path("/etc/passwd").is_file()  # the file exists on the host; only the sandbox hides it
+    result = compile_rust('pub const STOLEN: &str = include_str!("/etc/passwd");', toolchain=toolchain)
+    assert not result.success
+    assert "/etc/passwd" in result.diagnostics[0].message and "root:" not in json.dumps(str(result))
+
+
+def test_clippy_lints_count_as_warnings(toolchain):
+    if toolchain.clippy_driver is None:
+        pytest.skip("clippy-driver not installed (rustup component add clippy)")
+    code = "pub fn total(v: &[i32]) -> i32 {\n    let mut s = 0;\n    for i in 0..v.len() { s += v[i]; }\n    s\n}\n"
+    result = compile_rust(code, toolchain=toolchain)
+    assert result.success and result.clippy
+    assert result.n_clippy >= 1 and result.n_warnings >= result.n_clippy
+    assert any(d.code == "clippy::needless_range_loop" for d in result.diagnostics)
+
+
+def test_allow_attributes_do_not_hide_warnings(toolchain):
+    code = "#![allow(warnings, unused)]\npub fn f() -> i32 { let unused_value = 1; 2 }\n"
+    result = compile_rust(code, toolchain=toolchain)
+    assert result.success and result.n_warnings >= 1
+
+
+def test_reference_solution_passes_its_task_tests(toolchain, task):
+    result = compile_rust(task["solution"], tests=task["tests"], toolchain=toolchain)
+    assert result.status == "ok" and result.tests_compiled
+    assert result.tests_passed == result.tests_total == count_tests(task["tests"]) > 0
+
+
+def test_code_that_does_not_fit_the_tests_compiles_but_its_tests_do_not(toolchain, task):
+    result = compile_rust("pub fn unrelated() {}\n", tests=task["tests"], toolchain=toolchain)
+    assert result.success and not result.tests_compiled
+    assert result.status == "tests_compile_error" and result.n_errors >= 1 and result.test_fraction == 0.0
+
+
+def test_test_binary_runs_inside_the_sandbox(toolchain):
+    if not capabilities().bwrap:
+        pytest.skip("bubblewrap is not available: without it the sandbox does not hide host files")
+    here = Path(__file__).resolve()  # exists on the host, so only the sandbox can hide it
+    tests = f"""#[cfg(test)]
+mod tests {{
+    #[test]
+    fn host_files_are_out_of_reach() {{
+        assert!(std::fs::read_to_string("/etc/passwd").is_err());
+        assert!(std::fs::metadata({json.dumps(str(here))}).is_err());
+    }}
+}}"""
+    result = compile_rust("pub fn noop() {}\n", tests=tests, toolchain=toolchain)
+    assert (result.tests_passed, result.tests_total) == (1, 1)
+
+
+def test_infinite_loop_in_tests_times_out(toolchain):
+    tests = "#[cfg(test)]\nmod tests {\n    #[test]\n    fn spins() { super::spin() }\n}"
+    code = "pub fn spin() { loop { std::hint::spin_loop(); } }\n"
+    result = compile_rust(code, tests=tests, timeout=4, toolchain=toolchain)
+    assert result.timed_out and result.duration_s < 4 + 2
+    assert result.tests_passed == 0 and result.test_fraction == 0.0
+    assert result.status in ("test_timeout", "compile_error")  # compile_error: a machine too busy to compile in 4 s
+
+
+def test_parse_diagnostics_skips_summaries_and_notes():
+    lines = [
+        {"$message_type": "diagnostic", "level": "error", "message": "mismatched types",
+         "code": {"code": "E0308"}, "spans": [{"is_primary": True, "line_start": 3}], "rendered": "error[E0308]"},
+        {"$message_type": "diagnostic", "level": "warning", "message": "unused variable: `x`",
+         "code": {"code": "unused_variables"}, "spans": [], "rendered": ""},
+        {"$message_type": "diagnostic", "level": "error", "message": "aborting due to 1 previous error",
+         "code": None, "spans": []},
+        {"$message_type": "diagnostic", "level": "warning", "message": "1 warning emitted", "code": None, "spans": []},
+        {"$message_type": "diagnostic", "level": "failure-note", "message": "For more information", "spans": []},
+    ]  # fmt: skip
+    stderr = "\n".join(json.dumps(line) for line in lines) + "\nnot json\n"
+    found = parse_diagnostics(stderr)
+    assert [(d.level, d.code, d.line) for d in found] == [("error", "E0308", 3), ("warning", "unused_variables", None)]
+
+
+def test_count_tests_counts_test_attributes():
+    assert count_tests("#[test]\nfn a() {}\n#[ test ]\nfn b() {}\n#[cfg(test)]") == 2
