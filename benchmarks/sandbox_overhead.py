@@ -32,6 +32,8 @@ from pathlib import Path
 
 from rusty_hf.sandbox import capabilities, run_python
 from rusty_hf.sandbox.capabilities import detect
+from rusty_hf.sandbox.cgroup_discovery import _own_dirs
+from rusty_hf.sandbox.cgroup_pool import _pools
 from rusty_hf.sandbox.cgroups import RunCgroups
 
 SOLUTION = "def add(a, b):\n    return a + b\n"
@@ -43,6 +45,7 @@ TESTS = (
     "print('3 passed')\n"
 )
 RESULTS = Path(__file__).resolve().parent / "results" / "sandbox_overhead.json"
+METER: CgroupCpuMeter  # made in main(), once capabilities are known
 
 
 def bare_python(code: str, files: dict[str, str]) -> None:
@@ -69,29 +72,41 @@ def configurations() -> dict[str, tuple[object, bool]]:
     return configs
 
 
-_RUN_CPU: list[float] = []  # CPU seconds of each sandboxed run, read from its cgroup before removal
-
-
-def _record_cgroup_cpu(remove):
-    """Wrap RunCgroups.remove: a cgroup2 dir has cpu.stat (usage_usec) even without the cpu controller.
+class CgroupCpuMeter:
+    """CPU seconds of each sandboxed run (every process of it, wrappers included), from a cgroup.
 
     bwrap's monitor does not reap its namespace's init, so RUSAGE_CHILDREN misses the sandboxed
-    processes; the run's cgroup sees all of them, wrappers included.
+    processes. Where a v1 cpuacct hierarchy is writable, the run also joins a benchmark cgroup there
+    (moving the current thread, as the sandbox does on v1: no grace-period wait) and ``cpuacct.usage``
+    is read around each sequential run; on a pure-v2 host the run's own cgroup has ``cpu.stat``.
     """
 
-    def wrapped(self) -> None:
-        path = self.dirs.get("kill") if self.support.version != 2 else self.dirs.get("pids", self.dirs.get("kill"))
+    def __init__(self) -> None:
+        (parent,) = _own_dirs("cpuacct")
+        self.dir = os.path.join(parent, f"rusty-bench-cpu-{os.getpid()}") if parent else None
         try:
-            with open(os.path.join(path, "cpu.stat")) as f:
-                _RUN_CPU.append(int(f.readline().split()[1]) / 1e6)
-        except (OSError, TypeError, IndexError, ValueError):
-            _RUN_CPU.append(float("nan"))
-        remove(self)
+            os.mkdir(self.dir)
+            join = RunCgroups.join_script
+            RunCgroups.join_script = lambda run_cg: f"echo 0 > {self.dir}/tasks; " + join(run_cg)
+        except (OSError, TypeError):
+            self.dir = None
 
-    return wrapped
+    def usage_s(self) -> float:
+        """Cumulative CPU seconds of all sandboxed runs so far (NaN where unmeasurable)."""
+        if self.dir is not None:
+            return int(Path(self.dir, "cpuacct.usage").read_text()) / 1e9
+        total = 0.0
+        for pool in list(_pools.values()):
+            for run_cg in pool.idle():
+                path = run_cg.dirs.get("kill")
+                if path is None:
+                    return float("nan")
+                total += int(Path(path, "cpu.stat").read_text().split()[1]) / 1e6
+        return total if _pools else float("nan")
 
-
-RunCgroups.remove = _record_cgroup_cpu(RunCgroups.remove)
+    def close(self) -> None:
+        if self.dir is not None:
+            os.rmdir(self.dir)
 
 
 def cpu_seconds(children: bool) -> float:
@@ -104,7 +119,7 @@ def time_once(
     caps: object, code: str, files: dict[str, str], bare_argv: list[str] | None, site: bool = True
 ) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one run; CPU is NaN for a sandboxed run without cgroups."""
-    _RUN_CPU.clear()
+    meter_before = METER.usage_s() if caps is not None else 0.0
     cpu, start = cpu_seconds(caps is None), time.perf_counter()
     if caps is None:
         if bare_argv:
@@ -117,7 +132,7 @@ def time_once(
             raise RuntimeError(f"sandboxed benchmark run failed: {result.stderr[-500:]}")
     wall, cpu = time.perf_counter() - start, cpu_seconds(caps is None) - cpu
     if caps is not None:  # the run's cgroup holds every process of it; reaped ones would count twice
-        cpu += _RUN_CPU[-1] if _RUN_CPU else float("nan")
+        cpu += METER.usage_s() - meter_before if getattr(caps, "cgroups", None) and caps.cgroups.pids_parent else float("nan")
     return wall, cpu
 
 
@@ -165,8 +180,10 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
 
+    global METER
     caps = capabilities()
     print(caps.describe(), "\n")
+    METER = CgroupCpuMeter()
     configs = configurations()
     pass_argv = [sys.executable, "-I", "-c", "pass"]
     report = {
@@ -193,6 +210,7 @@ def main() -> None:
     tp = report["throughput"]
     print(f"batch of {tp['batch']} small tests on {tp['workers']} threads: bare {tp['bare_runs_per_s']}/s, "
           f"sandboxed {tp['sandboxed_runs_per_s']}/s (overhead x{tp['overhead_ratio']})")  # fmt: skip
+    METER.close()
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {RESULTS}")

@@ -35,8 +35,10 @@ Layers, what each isolates and what it does NOT (``SandboxResult.layers`` names 
    create nested user namespaces (more kernel attack surface, no added host access).
 5. cgroups, where this process may create them under its own cgroup (v1 or v2): a pids cap (fork
    bombs), a memory cap that also covers the in-memory files (OOM kills stay inside the run),
-   and ``cgroup.kill``/a sweep of the run's processes at the end. Without cgroups and without a
-   pid namespace, a daemonised child of a run that has no uid of its own may outlive it.
+   and ``cgroup.kill``/a sweep of the run's processes at the end. The cgroups are pooled: each
+   concurrent run borrows a set, which goes back only once verified empty, and the pool is
+   removed at exit. Without cgroups and without a pid namespace, a daemonised child of a run
+   that has no uid of its own may outlive it.
 
 ``capabilities()`` probes the layers once per process, caches and logs the answer (with how to
 get bubblewrap when it is missing); ``RUSTY_SANDBOX_DISABLE=bwrap,cgroups,...`` switches layers

@@ -71,11 +71,9 @@ class SandboxCapabilities:
         if self.switches_uid:
             names.append("own-uid")  # a uid no other process shares: it cannot signal its caller
         cg = self.cgroups
-        names += [
-            f"cgroup-{n}"
-            for n, p in (("pids", cg.pids_parent), ("memory", cg.memory_parent), ("kill", cg.kill_parent))
-            if p
-        ]
+        names += [f"cgroup-{n}" for n, p in (("pids", cg.pids_parent), ("memory", cg.memory_parent)) if p]
+        if cg.kill_parent or (cg.pids_parent and cg.version == 1):  # a v1 pids cgroup kills too (cgroups.py)
+            names.append("cgroup-kill")
         return tuple(names)
 
     def without(self, *layers: str) -> SandboxCapabilities:
@@ -129,9 +127,15 @@ class SandboxCapabilities:
             ),
             row(cg.pids_parent, "pids cgroup per run" + _where(cg.pids_parent, cg.version)),
             row(cg.memory_parent, "memory cgroup per run" + _where(cg.memory_parent, cg.version)),
-            row(cg.kill_parent, "cgroup.kill per run" + _where(cg.kill_parent, 2)),
+            row(cg.kill_parent or "cgroup-kill" in self.layers(), _kill_row(cg)),
         ]
         return "\n".join(lines + [f"  note: {n}" for n in self.notes])
+
+
+def _kill_row(cg: CgroupSupport) -> str:
+    if cg.pids_parent and cg.version == 1:
+        return "kill of the whole run via its v1 pids cgroup (pids.max 0, then a SIGKILL sweep)"
+    return "cgroup.kill per run" + _where(cg.kill_parent, 2)
 
 
 def _where(parent: str | None, version: int | None) -> str:

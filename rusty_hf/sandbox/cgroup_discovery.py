@@ -167,6 +167,9 @@ def confine_process(max_pids: int) -> Callable[[], None] | None:
         return None
 
     def release() -> None:
+        from rusty_hf.sandbox.cgroup_pool import close_pools  # cgroup_pool builds on this module
+
+        close_pools(under=cage)  # pooled run cgroups nest inside the cage: they go first
         try:
             write_value(os.path.join(parent, "cgroup.procs"), str(os.getpid()))
         except OSError:

@@ -1,29 +1,37 @@
 """Per-run cgroups: a pids cap, a memory cap, and a reliable way to kill everything a run started.
 
-Every cgroup here is created *under this process's own cgroup* (found by ``cgroup_discovery``),
-never at the root of a hierarchy, so its limits nest inside whatever the host already imposes;
-each is removed when its run ends. cgroup v1 (``pids.max``, ``memory.limit_in_bytes``) and v2
-(``pids.max``, ``memory.max``, ``cgroup.kill``) are both handled; a hybrid host (v1 controllers
-plus an empty v2 hierarchy) gets its limits from v1 and ``cgroup.kill`` from v2.
+A :class:`RunCgroups` is one set of cgroups (pids, memory, and a cgroup2 dir for ``cgroup.kill``)
+created *under this process's own cgroup* (found by ``cgroup_discovery``), never at the root of a
+hierarchy, so its limits nest inside whatever the host already imposes. Sets are reused run after
+run through ``cgroup_pool.CgroupPool``: creating and removing cgroups per run costs little, but it
+leaves dying memory cgroups behind in the kernel. cgroup v1 (``pids.max``,
+``memory.limit_in_bytes``) and v2 (``pids.max``, ``memory.max``, ``cgroup.kill``) are both handled.
 
-    support = detect_cgroups()                     # cgroup_discovery; capabilities() caches it
-    run_cg = RunCgroups(support, "run-1", Limits())
+Joining is what costs: moving a whole process between cgroups takes the kernel's global
+threadgroup lock, whose writer waits for an RCU grace period (~10 ms on an idle host, and forks
+everywhere stall meanwhile). Moving only the *current thread* skips that lock, so on v1 the run's
+first process (a single-threaded ``sh``) writes ``0`` to each v1 ``tasks`` file. On a hybrid host
+the v1 pids cgroup also does the killing (``pids.max`` set to 0, so nothing in it can fork, then a
+SIGKILL sweep) and the v2 cgroup is not joined at all. A pure-v2 host pays one grace period per
+run, unless its cgroup2 mount has the ``favordynmods`` option (Linux >= 6.0; a host setting).
+
+    run_cg = RunCgroups(support, "rusty-sandbox-pool-...-0")
+    run_cg.configure(Limits()); run_cg.begin()
     argv = ["/bin/sh", "-c", run_cg.join_script(), "sh", *command]   # joins, then execs command
     ...
-    run_cg.kill(); hit = run_cg.limit_hit(); run_cg.remove()
+    run_cg.kill(); hit = run_cg.limit_hit(); run_cg.settle()      # back to the pool, or .remove()
 """
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import shlex
-import signal
 import time
 
 from rusty_hf.sandbox.cgroup_discovery import CgroupSupport, write_value
 from rusty_hf.sandbox.limits import MB, Limits
+from rusty_hf.sandbox.processes import procs_in, sweep
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +40,9 @@ JOIN_FAILED_MARKER = "rusty_hf.sandbox: could not join cgroup"
 _OPTIONAL_SETTINGS = {"memory.swap.max"}  # absent without swap accounting
 # Processes bwrap itself keeps alive in the run's cgroup (its monitor and the namespace init).
 _WRAPPER_PROCS = 2
+# Memory a finished run may leave charged (kernel objects, page cache it read first) before the
+# set is reclaimed; above _LEFTOVER_MAX even after reclaim, the set is not reused.
+_LEFTOVER_RECLAIM, _LEFTOVER_MAX = 4 * MB, 32 * MB
 
 
 def _counter(path: str, key: str) -> int:
@@ -47,141 +58,214 @@ def _counter(path: str, key: str) -> int:
     return 0
 
 
-class RunCgroups:
-    """The cgroups of one run: created on construction, joined by the launcher, removed at the end."""
+def _read_int(path: str) -> int | None:
+    try:
+        with open(path) as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
 
-    def __init__(self, support: CgroupSupport, name: str, limits: Limits) -> None:
+
+def rmdir_wait(path: str, wait_s: float = 1.0) -> bool:
+    """Remove one cgroup dir, retrying while its last killed processes exit; False if it stays."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            os.rmdir(path)
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError as exc:
+            if time.monotonic() > deadline:
+                logger.warning("sandbox: could not remove cgroup %s (%s)", path, exc)
+                return False
+            time.sleep(0.001)
+
+
+class RunCgroups:
+    """One reusable set of per-run cgroups: configured and baselined per run, killed and checked after."""
+
+    def __init__(self, support: CgroupSupport, name: str) -> None:
         self.support = support
+        self.name = name
         self.dirs: dict[str, str] = {}  # purpose ("pids", "memory", "kill") -> cgroup dir
-        plans = (
-            ("pids", support.pids_parent, self._pids_settings(limits)),
-            ("memory", support.memory_parent, self._memory_settings(limits)),
-            ("kill", support.kill_parent, {}),
-        )
-        for purpose, parent, settings in plans:
+        self.degraded = False  # a setting failed: this set must not be reused
+        self._written: dict[str, str] = {}  # control file -> value last written there
+        self._baseline: dict[str, int] = {}
+        self._pids_hits_at_kill: int | None = None
+        v1_pids = support.pids_parent is not None and support.version == 1
+        for purpose, parent in (
+            ("pids", support.pids_parent),
+            ("memory", support.memory_parent),
+            ("kill", None if v1_pids else support.kill_parent),  # v1 pids kills as well, without the lock
+        ):
             if parent is None:
                 continue
             path = os.path.join(parent, name)
-            shared = path in self.dirs.values()  # pure v2: one dir serves every purpose
             try:
-                if not shared:
+                if path not in self.dirs.values():  # pure v2: one dir serves every purpose
                     os.mkdir(path)
-                for file, value in settings.items():
-                    try:
-                        write_value(os.path.join(path, file), value)
-                    except FileNotFoundError:
-                        if file not in _OPTIONAL_SETTINGS:
-                            raise
                 self.dirs[purpose] = path
             except OSError as exc:
-                logger.warning("sandbox: %s cgroup unavailable for this run (%s)", purpose, exc)
-                if not shared:
-                    self._rmdir(path)
-
-    def _pids_settings(self, limits: Limits) -> dict[str, str]:
-        return {"pids.max": str(limits.nproc + _WRAPPER_PROCS)}
-
-    def _memory_settings(self, limits: Limits) -> dict[str, str]:
-        # The in-memory work dir and /tmp are charged here too, hence their share on top.
-        budget = str((limits.memory_mb + limits.disk_mb) * MB)
-        if self.support.version == 2:
-            return {"memory.max": budget, "memory.swap.max": "0"}
-        return {"memory.limit_in_bytes": budget}
+                logger.warning("sandbox: %s cgroup unavailable (%s)", purpose, exc)
 
     @property
     def layers(self) -> tuple[str, ...]:
-        return tuple(f"cgroup-{purpose}" for purpose in self.dirs)
+        kills = "kill" in self.dirs or ("pids" in self.dirs and self.support.version == 1)
+        return tuple(f"cgroup-{p}" for p in ("pids", "memory") if p in self.dirs) + (("cgroup-kill",) if kills else ())
+
+    def _v1(self, purpose: str) -> bool:
+        return purpose != "kill" and self.support.version == 1
+
+    def _settings(self, limits: Limits) -> dict[str, dict[str, str]]:
+        # The in-memory work dir and /tmp are charged to the memory cgroup too, hence their share.
+        budget = str((limits.memory_mb + limits.disk_mb) * MB)
+        memory = {"memory.limit_in_bytes": budget} if self._v1("memory") else {"memory.max": budget, "memory.swap.max": "0"}
+        # Dead processes of the last run that nobody has reaped yet (orphans wait for the host's
+        # init, ~2 s on some hosts) still hold a pid charge; ``settle`` made sure none is alive.
+        dying = _read_int(os.path.join(self.dirs["pids"], "pids.current")) or 0 if "pids" in self.dirs else 0
+        return {"pids": {"pids.max": str(limits.nproc + _WRAPPER_PROCS + dying)}, "memory": memory}
+
+    def configure(self, limits: Limits) -> bool:
+        """Write the limits (only those that changed since the last run); False if one failed."""
+        for purpose, settings in self._settings(limits).items():
+            if purpose not in self.dirs:
+                continue
+            for file, value in settings.items():
+                path = os.path.join(self.dirs[purpose], file)
+                if self._written.get(path) == value:
+                    continue
+                try:
+                    write_value(path, value)
+                    self._written[path] = value
+                except FileNotFoundError:
+                    if file not in _OPTIONAL_SETTINGS:
+                        self._fail(purpose, file)
+                        break
+                    self._written[path] = value  # absent here: no need to try again
+                except OSError:
+                    self._fail(purpose, file)
+                    break
+        return not self.degraded
+
+    def _fail(self, purpose: str, file: str) -> None:
+        logger.warning("sandbox: could not set %s in %s; this run goes without that cap", file, self.dirs[purpose])
+        self.degraded = True
+        if list(self.dirs.values()).count(self.dirs[purpose]) == 1:
+            rmdir_wait(self.dirs[purpose], 0)
+        del self.dirs[purpose]
+
+    def _counters(self) -> dict[str, int]:
+        mem, pids = self.dirs.get("memory"), self.dirs.get("pids")
+        counts = {}
+        if mem is not None:
+            events = "memory.oom_control" if self._v1("memory") else "memory.events"
+            counts["memory"] = _counter(os.path.join(mem, events), "oom_kill")
+        if pids is not None:
+            counts["nproc"] = _counter(os.path.join(pids, "pids.events"), "max")
+        return counts
+
+    def begin(self) -> None:
+        """Baseline the cumulative event counters, so a verdict only counts this run's events."""
+        self._baseline = self._counters()
+        self._pids_hits_at_kill = None
 
     def join_script(self) -> str:
-        """``sh -c`` script: move the shell into every cgroup of the run, then exec ``"$@"``."""
-        procs = " ".join(shlex.quote(os.path.join(d, "cgroup.procs")) for d in dict.fromkeys(self.dirs.values()))
+        """``sh -c`` script: move the (single-threaded) shell into every cgroup of the run, then exec ``"$@"``."""
+        files = {os.path.join(d, "tasks" if self._v1(p) else "cgroup.procs"): None for p, d in self.dirs.items()}
+        quoted = " ".join(shlex.quote(f) for f in files)
         return (
-            f'for f in {procs}; do echo $$ > "$f" || '
+            f'for f in {quoted}; do echo 0 > "$f" || '
             f'{{ echo "{JOIN_FAILED_MARKER} $f" >&2; exit {JOIN_FAILED_EXIT}; }}; done; exec "$@"'
         )
 
-    def _procs(self) -> set[int]:
-        pids: set[int] = set()
-        for d in set(self.dirs.values()):
-            try:
-                with open(os.path.join(d, "cgroup.procs")) as f:
-                    pids.update(int(p) for p in f.read().split())
-            except (OSError, ValueError):
-                pass
-        return pids
-
-    def _belongs(self, pid: int) -> bool:
-        """Whether ``pid`` (already pinned by a pidfd) is still in one of this run's cgroups."""
-        names = {os.path.basename(d) for d in self.dirs.values()}
-        try:
-            with open(f"/proc/{pid}/cgroup") as f:
-                return any(os.path.basename(line.rstrip("\n")) in names for line in f)
-        except OSError:
-            return False
+    def procs(self) -> set[int]:
+        return procs_in(list(dict.fromkeys(self.dirs.values())))
 
     def kill(self, wait_s: float = 1.0) -> None:
         """SIGKILL every process in the run's cgroups and wait until none is left (or ``wait_s``).
 
-        bwrap's namespace init is typically still tearing its namespaces down when the run's main
-        process has been reaped: it is signalled too, and waited for, so the cgroups can go.
+        v2: ``cgroup.kill``. v1: ``pids.max`` goes to 0 first, so nothing left can fork while the
+        sweep signals what is listed. bwrap's namespace init is typically still tearing its
+        namespaces down when the main process has been reaped: it is signalled and waited for too.
         """
+        if not self.procs():
+            return  # the usual case under a pid namespace: nothing can be forking into an empty cgroup
         if "kill" in self.dirs:
             try:
                 write_value(os.path.join(self.dirs["kill"], "cgroup.kill"), "1")
             except OSError:
                 pass
-        signalled: set[int] = set()
-        deadline = time.monotonic() + wait_s
-        for sweep in itertools.count():
-            if not (pids := self._procs()):
-                return
-            if sweep % 20 == 19:
-                signalled.clear()  # in case a signalled pid exited and was recycled inside the run
-            for pid in pids - signalled:
-                signalled.add(pid)
-                try:
-                    fd = os.pidfd_open(pid)  # pins the process: a recycled pid is never signalled
-                except OSError:
-                    continue
-                try:
-                    if self._belongs(pid):
-                        signal.pidfd_send_signal(fd, signal.SIGKILL)
-                except OSError:
-                    pass
-                finally:
-                    os.close(fd)
-            if time.monotonic() > deadline:
-                logger.warning("sandbox: processes %s still in %s after SIGKILL", sorted(pids), self.dirs)
-                return
-            time.sleep(0.0005)
+        elif "pids" in self.dirs:
+            if self._pids_hits_at_kill is None:  # forks refused from here on are the kill's, not the run's
+                self._pids_hits_at_kill = self._counters().get("nproc", 0)
+            path = os.path.join(self.dirs["pids"], "pids.max")
+            try:
+                write_value(path, "0")
+                self._written[path] = "0"
+            except OSError:
+                self._written.pop(path, None)
+        left = sweep(list(dict.fromkeys(self.dirs.values())), wait_s)
+        if left:
+            logger.warning("sandbox: processes %s still in %s after SIGKILL", sorted(left), self.dirs)
 
     def limit_hit(self) -> str | None:
-        """``"memory"`` after an OOM kill, ``"nproc"`` after a refused fork, else None."""
-        mem = self.dirs.get("memory")
-        if mem is not None:
-            events = "memory.events" if self.support.version == 2 else "memory.oom_control"
-            if _counter(os.path.join(mem, events), "oom_kill") > 0:
-                return "memory"
-        pids = self.dirs.get("pids")
-        if pids is not None and _counter(os.path.join(pids, "pids.events"), "max") > 0:
-            return "nproc"
+        """``"memory"`` after an OOM kill in this run, ``"nproc"`` after a refused fork, else None."""
+        now = self._counters()
+        if self._pids_hits_at_kill is not None:
+            now["nproc"] = self._pids_hits_at_kill
+        for name in ("memory", "nproc"):
+            if now.get(name, 0) > self._baseline.get(name, 0):
+                return name
         return None
 
-    @staticmethod
-    def _rmdir(path: str, wait_s: float = 1.0) -> None:
-        deadline = time.monotonic() + wait_s
-        while True:
-            try:
-                os.rmdir(path)
-                return
-            except FileNotFoundError:
-                return
-            except OSError as exc:
-                if time.monotonic() > deadline:
-                    logger.warning("sandbox: could not remove cgroup %s (%s)", path, exc)
-                    return
-                time.sleep(0.001)  # the last killed processes are still exiting
+    def intact(self) -> bool:
+        """Whether every dir still exists (another process's stale sweep could have taken one)."""
+        return all(os.path.isdir(d) for d in self.dirs.values())
 
-    def remove(self) -> None:
-        for path in dict.fromkeys(self.dirs.values()):
-            self._rmdir(path)
+    def settle(self, wait_s: float = 0.5) -> bool:
+        """After ``kill``: True once no live process or child cgroup is left and memory is reclaimed."""
+        dirs = list(dict.fromkeys(self.dirs.values()))
+        deadline = time.monotonic() + wait_s
+        while self.procs() or self._live_threads():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.001)
+        if any(entry.is_dir() for d in dirs for entry in os.scandir(d)):
+            return False  # a run made a cgroup of its own: never reuse this set
+        return self._reclaim_memory()
+
+    def _live_threads(self) -> bool:
+        """v1 ``tasks`` lists every live thread (``cgroup.procs`` lists thread-group leaders)."""
+        for purpose, d in self.dirs.items():
+            if self._v1(purpose):
+                try:
+                    with open(os.path.join(d, "tasks")) as f:
+                        if f.read().strip():
+                            return True
+                except OSError:
+                    pass
+        return False
+
+    def _reclaim_memory(self) -> bool:
+        mem = self.dirs.get("memory")
+        if mem is None:
+            return True
+        usage_file = "memory.usage_in_bytes" if self._v1("memory") else "memory.current"
+        usage = _read_int(os.path.join(mem, usage_file)) or 0
+        if usage > _LEFTOVER_RECLAIM:
+            try:
+                if self._v1("memory"):
+                    write_value(os.path.join(mem, "memory.force_empty"), "0")
+                else:
+                    write_value(os.path.join(mem, "memory.reclaim"), str(usage))
+            except OSError:
+                pass  # memory.reclaim needs Linux >= 5.19; the check below decides
+            usage = _read_int(os.path.join(mem, usage_file)) or 0
+        return usage <= _LEFTOVER_MAX
+
+    def remove(self) -> bool:
+        """Kill what is left and remove the dirs; False if one could not be removed."""
+        if self.procs():
+            self.kill()
+        return all([rmdir_wait(path) for path in dict.fromkeys(self.dirs.values())])  # noqa: C419 (try every dir)

@@ -8,8 +8,8 @@ no helper process is spawned and the spawn itself stays on CPython's fast vfork 
 
 Each wrapper is present only when its layer is (see ``capabilities.py``). The parent then reads
 the capped output until the process exits, the wall-clock deadline passes or a stream overflows,
-kills whatever is left (process group, cgroup, pid namespace), and removes the run's cgroups and
-work dir.
+kills whatever is left (process group, cgroup, pid namespace), gives the run's cgroups back to
+their pool (``cgroup_pool.py``) and removes its work dir.
 
     result = run_python("print(sum(range(10)))", timeout=5)
     assert result.ok and result.stdout == "45\\n"
@@ -17,7 +17,6 @@ work dir.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import signal
@@ -28,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rusty_hf.sandbox.capabilities import SandboxCapabilities, capabilities
+from rusty_hf.sandbox.cgroup_pool import CgroupPool, pool_for
 from rusty_hf.sandbox.cgroups import JOIN_FAILED_EXIT, JOIN_FAILED_MARKER, RunCgroups
 from rusty_hf.sandbox.identity import run_uid, setpriv_argv
 from rusty_hf.sandbox.limits import Limits, classify_exit, preexec_setter, prlimit_argv
@@ -40,7 +40,6 @@ logger = logging.getLogger(__name__)
 
 MAIN_FILE = "main.py"
 _DRAIN_S = 0.25  # after the kill, how long leftover output may take to arrive
-_runs = itertools.count()
 
 
 class SandboxError(RuntimeError):
@@ -77,6 +76,7 @@ class _Launch:
     pass_fds: list[int]
     host_workdir: str | None = None
     cgroups: RunCgroups | None = None
+    cgroup_pool: CgroupPool | None = None
     uid: int | None = None
     bwrap: bool = False
     pidns: bool = False  # everything dies with the namespace's init
@@ -85,8 +85,9 @@ class _Launch:
     def teardown(self) -> None:
         close_fds(self.pass_fds)
         self.pass_fds = []
-        if self.cgroups is not None:
-            self.cgroups.remove()
+        if self.cgroups is not None and self.cgroup_pool is not None:
+            cgroups, self.cgroups = self.cgroups, None
+            self.cgroup_pool.give_back(cgroups)
         if self.host_workdir is not None:
             remove_host_workdir(self.host_workdir)
 
@@ -110,8 +111,7 @@ def _plan(
     env: Mapping[str, str] | None,
     caps: SandboxCapabilities,
 ) -> _Launch:
-    """Build the wrapper chain for one run and create its cgroups and work dir."""
-    name = f"rusty-sandbox-{os.getpid()}-{next(_runs)}"
+    """Build the wrapper chain for one run, borrow its cgroups and make its work dir."""
     uid = run_uid() if caps.switches_uid else None
     inner = [*prlimit_argv(caps.prlimit, limits, nproc=caps.nproc_rlimit)] if caps.prlimit else []
     if uid is not None:
@@ -134,10 +134,11 @@ def _plan(
             launch.host_workdir = launch.cwd = make_host_workdir(files, owner=uid)
             launch.env = _environment(launch.cwd, launch.cwd, env)  # temp files go with the work dir
         if caps.cgroups.pids_parent or caps.cgroups.memory_parent or caps.cgroups.kill_parent:
-            launch.cgroups = RunCgroups(caps.cgroups, name, limits)
-            cg_layers = set(launch.cgroups.layers)
+            launch.cgroup_pool = pool_for(caps.cgroups)
+            launch.cgroups = launch.cgroup_pool.borrow(limits)
+            cg_layers = set(launch.cgroups.layers) if launch.cgroups is not None else set()
             launch.layers = tuple(n for n in launch.layers if not n.startswith("cgroup-") or n in cg_layers)
-            if launch.cgroups.dirs:
+            if launch.cgroups is not None:
                 outer = ["/bin/sh", "-c", launch.cgroups.join_script(), "sh", *outer]
         launch.argv = [*outer, *inner, *argv]
     except BaseException:
@@ -161,7 +162,7 @@ def _kill_and_reap(proc: subprocess.Popen, launch: _Launch) -> int | None:
     except subprocess.TimeoutExpired:
         logger.warning("sandbox: pid %d did not exit after SIGKILL", proc.pid)
         code = None
-    if launch.cgroups is not None and launch.cgroups.dirs:
+    if launch.cgroups is not None:
         launch.cgroups.kill()  # after the reap, so the main process's zombie is not listed
     elif launch.uid is not None and not launch.pidns:
         kill_uid(launch.uid)

@@ -2,7 +2,7 @@
 
 Every attack test goes through :func:`attack`, which runs the program with a unique token on its
 command line and then checks: the call returned within ``timeout + 2`` s, no process carrying the
-token survives, none of this process's cgroups is left behind, and a normal run afterwards still
+token survives, every cgroup set of this process is back in its pool, empty, and a normal run afterwards still
 works. Tests that would hurt the machine if their containment layer were missing first call
 :func:`require_layers`, which skips with the reason.
 """
@@ -17,6 +17,7 @@ from collections.abc import Iterable
 import pytest
 
 from rusty_hf.sandbox import Limits, SandboxCapabilities, SandboxResult, capabilities, run_python
+from rusty_hf.sandbox.cgroup_pool import pool_for
 
 
 def require_layers(attack: str, *alternatives: str | tuple[str, ...], caps: SandboxCapabilities | None = None) -> None:
@@ -49,11 +50,14 @@ def processes_with(token: str) -> list[int]:
 
 
 def leftover_cgroups() -> list[str]:
-    """This process's per-run cgroups that still exist (each run must remove its own)."""
-    cg = capabilities().cgroups
-    prefix = f"rusty-sandbox-{os.getpid()}-"
-    parents = {cg.pids_parent, cg.memory_parent, cg.kill_parent} - {None}
-    return [os.path.join(p, n) for p in parents for n in os.listdir(p) if n.startswith(prefix)]
+    """This process's sandbox cgroups that are not idle, empty pool sets (each run gives its set back)."""
+    pool = pool_for(capabilities().cgroups)
+    idle = {d for run_cg in pool.idle() if not run_cg.procs() for d in run_cg.dirs.values()}
+    prefixes = (f"rusty-sandbox-{os.getpid()}-", pool.prefix)
+    return [
+        os.path.join(p, n) for p in pool.parents for n in os.listdir(p)
+        if n.startswith(prefixes) and os.path.join(p, n) not in idle
+    ]  # fmt: skip
 
 
 def wait_until_gone(token: str, grace_s: float = 1.0) -> list[int]:
