@@ -5,14 +5,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# bubblewrap gives the sandbox its namespace layer; the suite still runs without it (those
-# layers are reported inactive and their attack tests skip with the reason).
-if ! command -v bwrap >/dev/null 2>&1; then
+# System packages some layers and tests need: bubblewrap gives the sandbox its namespace layer,
+# Debian's chromium is the browser of the Space's end-to-end test (playwright cannot download its own
+# here). Without them the suite still runs: those layers are reported inactive and the tests that
+# need them skip, naming the fix.
+missing=()
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null) \
-            || echo "note: could not install bubblewrap; sandbox runs without namespaces"
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null) \
+            || echo "note: could not install ${missing[*]}; the tests that need them skip"
     else
-        echo "note: bubblewrap missing (apt-get install bubblewrap); sandbox runs without namespaces"
+        echo "note: ${missing[*]} missing (apt-get install ${missing[*]}); the tests that need them skip"
     fi
 fi
 

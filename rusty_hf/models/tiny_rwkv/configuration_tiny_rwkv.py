@@ -36,6 +36,9 @@ class TinyRWKVConfig(PretrainedConfig):
             Epsilon of every LayerNorm.
         value_head_dropout (`float`, defaults to 0.0):
             Dropout before the scalar value head of [`TinyRWKVForCausalLMWithValueHead`].
+        max_position_embeddings (`int`, defaults to 8192):
+            Not a limit of the model: RWKV has no positions and its state is O(1) in length. It is
+            the context length tools budget for (TRL's multi-turn tool loop truncates to it).
         bos_token_id / eos_token_id / pad_token_id (`int`):
             Special token ids; the Rusty tokenizer puts `<|endoftext|>` at 0 and `<|pad|>` at 1.
         tie_word_embeddings (`bool`, defaults to `False`):
@@ -56,6 +59,7 @@ class TinyRWKVConfig(PretrainedConfig):
         ffn_mult: int = 4,
         layer_norm_epsilon: float = 1e-5,
         value_head_dropout: float = 0.0,
+        max_position_embeddings: int = 8192,
         bos_token_id: int = 0,
         eos_token_id: int | list[int] = 0,
         pad_token_id: int = 1,
@@ -74,6 +78,7 @@ class TinyRWKVConfig(PretrainedConfig):
         self.ffn_mult = ffn_mult
         self.layer_norm_epsilon = layer_norm_epsilon
         self.value_head_dropout = value_head_dropout
+        self.max_position_embeddings = max_position_embeddings
         self.use_cache = use_cache
         super().__init__(
             bos_token_id=bos_token_id,

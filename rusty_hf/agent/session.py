@@ -1,0 +1,193 @@
+"""The agent loop: chat history -> streamed generation -> ``parse_action`` -> correction/retry -> execute.
+
+    from rusty_hf.agent.session import AgentSession
+    from rusty_hf.agent.workspace import Workspace
+
+    session = AgentSession(model, tokenizer, Workspace("project/"), on_text=print)
+    for step in session.respond("run the tests"):
+        print(step.action, step.result)
+
+One user message may lead to several steps: after a CMD or EDIT the model sees the result (as a
+``tool`` message, rendered as a ``<|system|>`` turn) and acts again, until it answers MSG or
+``max_steps`` actions have run. A reply that is not a valid action gets the protocol's correction
+message (a ``system`` turn) and another try, at most ``max_retries`` times per step. With
+``dry_run`` on, CMDs and EDITs are shown to the model and the user as not executed.
+
+Generation is greedy, streams text through ``transformers.TextIteratorStreamer`` to ``on_text``, and by
+default runs under ``ProtocolLogitsProcessor`` so only valid actions can come out (``constrained=False``
+lets malformed output through, which is what the retries are for).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from transformers import (
+    LogitsProcessorList,
+    PreTrainedModel,
+    PreTrainedTokenizerBase,
+    TextIteratorStreamer,
+)
+
+from rusty_hf.agent.tool_calling import enable_tool_calling
+from rusty_hf.agent.workspace import PathRefused, Workspace
+from rusty_hf.protocol import (
+    Action,
+    ProtocolError,
+    ProtocolLogitsProcessor,
+    parse_action,
+)
+from rusty_hf.tokenizer import generation_eos_ids
+
+MAX_RESULT_CHARS = 2000  # what the model sees of a command's output (its tail)
+
+
+@dataclass
+class Step:
+    """One action the model took (or failed to produce) and what came of it."""
+
+    action: Action | None
+    raw: str  # the model's last reply text
+    result: str | None = None  # CMD output, EDIT confirmation or refusal; None for MSG
+    executed: bool = False  # False for MSG, a dry run, a refusal, or no valid action
+    error: ProtocolError | None = None  # set when every retry was malformed
+    retries: int = 0
+
+
+class AgentSession:
+    """A conversation with Rusty that acts on a :class:`Workspace`.
+
+    Args:
+        model: a causal LM (TinyRWKV or any ``generate``-capable model).
+        tokenizer: Rusty's tokenizer; it gets the tool-aware chat template (see ``tool_calling``).
+        workspace: where EDITs write and CMDs run.
+        system_prompt: the conversation's system message; None keeps the template's Rusty persona.
+        max_new_tokens: generation budget per reply.
+        max_retries: extra tries after a malformed reply, per step.
+        max_steps: actions per user message before control returns to the user.
+        constrained: decode under ``ProtocolLogitsProcessor`` (valid actions only).
+        dry_run: show CMD/EDIT without executing them (toggle at any time).
+        on_text: called with each streamed chunk of model text.
+        on_retry: called with each ProtocolError before its correction is sent.
+    """
+
+    def __init__(
+        self,
+        model: PreTrainedModel,
+        tokenizer: PreTrainedTokenizerBase,
+        workspace: Workspace,
+        *,
+        system_prompt: str | None = None,
+        max_new_tokens: int = 256,
+        max_retries: int = 2,
+        max_steps: int = 4,
+        constrained: bool = True,
+        dry_run: bool = False,
+        on_text: Callable[[str], None] | None = None,
+        on_retry: Callable[[ProtocolError], None] | None = None,
+    ) -> None:
+        if max_new_tokens < 1 or max_retries < 0 or max_steps < 1:
+            raise ValueError(f"need max_new_tokens >= 1, max_retries >= 0, max_steps >= 1; got "
+                             f"{max_new_tokens}, {max_retries}, {max_steps}")  # fmt: skip
+        self.model = model.eval()
+        self.tokenizer = enable_tool_calling(tokenizer)
+        self.workspace = workspace
+        self.max_new_tokens, self.max_retries, self.max_steps = max_new_tokens, max_retries, max_steps
+        self.constrained, self.dry_run = constrained, dry_run
+        self.on_text, self.on_retry = on_text, on_retry
+        self.eos_ids = generation_eos_ids(tokenizer)
+        self.system_prompt = system_prompt
+        self.clear()
+
+    def clear(self) -> None:
+        """Start a new conversation (the workspace is kept)."""
+        self.messages: list[dict] = []
+        if self.system_prompt is not None:
+            self.messages.append({"role": "system", "content": self.system_prompt})
+
+    def respond(self, user_text: str) -> Iterator[Step]:
+        """Add a user message and yield each step the model takes, executing as it goes."""
+        self.messages.append({"role": "user", "content": user_text})
+        for _ in range(self.max_steps):
+            step = self._next_action()
+            if step.action is not None and step.action.action != "MSG":
+                step.result, step.executed = self.execute(step.action)
+                self.messages.append({"role": "tool", "name": step.action.action, "content": step.result})
+            yield step
+            if step.action is None or step.action.action == "MSG":
+                return
+
+    def _next_action(self) -> Step:
+        """Generate until a reply parses, sending a correction after each malformed one."""
+        for attempt in range(self.max_retries + 1):
+            raw = self.generate()
+            try:
+                action = parse_action(raw)
+            except ProtocolError as err:
+                self.messages.append({"role": "assistant", "content": raw})
+                self.messages.append({"role": "system", "content": err.correction_message})
+                if self.on_retry is not None:
+                    self.on_retry(err)
+                error = err
+                continue
+            self.messages.append({"role": "assistant", "content": action.to_json()})
+            return Step(action, raw, retries=attempt)
+        return Step(None, raw, error=error, retries=self.max_retries)
+
+    def execute(self, action: Action) -> tuple[str, bool]:
+        """Run a CMD or apply an EDIT in the workspace; returns (result text, executed)."""
+        if action.action == "CMD":
+            if self.dry_run:
+                return f"[dry run] not executed: {action.command}", False
+            return self.workspace.run(action.command).describe(MAX_RESULT_CHARS), True
+        if action.action == "EDIT":
+            try:
+                target = self.workspace.resolve(action.path)
+            except PathRefused as exc:
+                return str(exc), False
+            if self.dry_run:
+                return f"[dry run] not written: {action.path} ({len(action.content)} chars)", False
+            try:
+                self.workspace.write_file(action.path, action.content)
+            except (PathRefused, OSError) as exc:
+                return f"could not write {action.path}: {exc}", False
+            return f"wrote {target.relative_to(self.workspace.root)} ({len(action.content)} chars)", True
+        raise ValueError(f"only CMD and EDIT act on the workspace, got {action.action}")
+
+    def generate(self) -> str:
+        """One greedy reply to the conversation so far, streamed to ``on_text``; returns its text."""
+        inputs = self.tokenizer.apply_chat_template(
+            self.messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
+        ).to(self.model.device)
+        streamer = TextIteratorStreamer(self.tokenizer, skip_prompt=True, skip_special_tokens=True)
+        processors = LogitsProcessorList()
+        if self.constrained:
+            processors.append(ProtocolLogitsProcessor(self.tokenizer, max_new_tokens=self.max_new_tokens))
+        kwargs = dict(
+            **inputs, max_new_tokens=self.max_new_tokens, do_sample=False, streamer=streamer,
+            logits_processor=processors, eos_token_id=self.eos_ids, pad_token_id=self.tokenizer.pad_token_id,
+        )  # fmt: skip
+        failure: list[BaseException] = []
+
+        def work() -> None:
+            try:
+                self.model.generate(**kwargs)
+            except BaseException as exc:  # noqa: BLE001  (re-raised below, in the caller's thread)
+                failure.append(exc)
+                streamer.end()
+
+        thread = threading.Thread(target=work, name="rusty-generate", daemon=True)
+        thread.start()
+        chunks = []
+        for chunk in streamer:
+            if not chunks:
+                chunk = chunk.lstrip(" ")  # the tokenizer's prefix space, not the model's text
+            chunks.append(chunk)
+            if self.on_text is not None and chunk:
+                self.on_text(chunk)
+        thread.join()
+        if failure:
+            raise failure[0]
+        return "".join(chunks)

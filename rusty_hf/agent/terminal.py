@@ -1,0 +1,190 @@
+"""rusty-terminal: chat with Rusty in a terminal while it runs commands and edits files in a work dir.
+
+    rusty-terminal --model outputs/tiny-sft --workdir ./project
+    rusty-terminal --model user/rusty-r2 --quantization 4bit --dry-run
+    python3 -m rusty_hf.agent.terminal --help
+
+Rusty's replies stream as they are generated. A CMD runs in the sandbox (``rusty_hf.sandbox``) on a
+copy of the work dir and its file changes are copied back; an EDIT writes only inside the work dir
+(absolute paths, ``..`` and symlinks that leave it are refused, with a message). Commands typed at
+the prompt: ``:dry`` toggles dry-run (actions shown, not executed), ``:clear`` starts a new
+conversation, ``:help`` lists these, ``:q``/``exit`` (or Ctrl-D) quit. Input lines are kept in a
+readline history file (``--history-file``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from transformers import AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+
+import rusty_hf  # noqa: F401  (registers TinyRWKV with the Auto classes)
+from rusty_hf.agent.session import AgentSession, Step
+from rusty_hf.agent.workspace import Workspace
+from rusty_hf.inference import QUANTIZATIONS, load_model
+from rusty_hf.protocol import ProtocolError
+from rusty_hf.tokenizer import check_tokenizer
+
+QUIT = {":q", ":quit", "exit", "quit"}
+HELP = ":dry toggle dry-run | :clear new conversation | :help this text | :q or exit quit"
+DEFAULT_HISTORY = "~/.rusty_terminal_history"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rusty-terminal", description=__doc__.split("\n\n")[0].split(": ", 1)[1])
+    parser.add_argument("--model", required=True, help="checkpoint folder (save_pretrained) or Hub id")
+    parser.add_argument("--workdir", default=".", help="directory Rusty works in (default: the current one)")
+    parser.add_argument("--quantization", choices=QUANTIZATIONS, default="none", help="weight quantization")
+    parser.add_argument("--trust-remote-code", action="store_true", help="allow a Hub checkpoint's own model code")
+    parser.add_argument("--dry-run", action="store_true", help="start with dry-run on: show CMD/EDIT, run nothing")
+    parser.add_argument("--history-file", default=DEFAULT_HISTORY, help="readline history file ('' for none)")
+    parser.add_argument("--max-new-tokens", type=int, default=256, help="generation budget per reply")
+    parser.add_argument("--max-retries", type=int, default=2, help="retries after a malformed reply")
+    parser.add_argument("--max-steps", type=int, default=4, help="actions per message before you get the prompt back")
+    parser.add_argument("--system-prompt", default=None, help="replace the Rusty persona system prompt")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds a command may run")
+    parser.add_argument("--no-constrained", dest="constrained", action="store_false",
+                        help="decode freely (malformed replies get a correction and a retry)")  # fmt: skip
+    return parser
+
+
+def load_agent(args: argparse.Namespace) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
+    """The model (through ``rusty_hf.inference.load_model``, which owns quantization) and its tokenizer."""
+    model = load_model(args.model, quantization=args.quantization, trust_remote_code=args.trust_remote_code)
+    tokenizer = AutoTokenizer.from_pretrained(args.model, trust_remote_code=args.trust_remote_code)
+    check_tokenizer(tokenizer, vocab_size=model.config.vocab_size)
+    return model, tokenizer
+
+
+class History:
+    """Input history in a file, through readline when the platform has it (arrow keys, Ctrl-R)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = Path(path).expanduser() if path else None
+        try:
+            import readline
+        except ImportError:  # e.g. Windows without pyreadline
+            readline = None
+        self.readline = readline
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.touch(exist_ok=True)
+            if readline is not None:
+                readline.read_history_file(self.path)
+
+    def add(self, line: str) -> None:
+        if self.path is None:
+            return
+        if self.readline is not None:
+            if not sys.stdin.isatty():  # input() only records lines it read through readline
+                self.readline.add_history(line)
+            self.readline.append_history_file(1, self.path)
+        else:
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(line + "\n")
+
+
+def _print(text: str = "", end: str = "\n") -> None:
+    sys.stdout.write(text + end)
+    sys.stdout.flush()
+
+
+class ReplyPrinter:
+    """Streams reply chunks, opening each reply with a ``rusty>`` label."""
+
+    def __init__(self) -> None:
+        self.fresh = True
+
+    def __call__(self, chunk: str) -> None:
+        if self.fresh:
+            _print("rusty> ", end="")
+            self.fresh = False
+        _print(chunk, end="")
+
+
+def show_step(step: Step, printer: ReplyPrinter | None = None) -> None:
+    """What happened, after the streamed reply: the action's effect, or why there was none."""
+    _print()
+    if printer is not None:
+        printer.fresh = True
+    if step.error is not None:
+        _print(f"[no valid action after {step.retries + 1} tries: {step.error}]")
+        return
+    action = step.action
+    if action.action == "CMD":
+        _print(f"$ {action.command}")
+    elif action.action == "EDIT":
+        _print(f"[edit {action.path}]")
+    if step.result is not None:
+        _print(step.result)
+
+
+def handle_line(line: str, session: AgentSession, printer: ReplyPrinter | None = None) -> bool:
+    """Act on one input line; returns False when the user quits."""
+    text = line.strip()
+    if not text:
+        return True
+    if text in QUIT:
+        return False
+    if text == ":dry":
+        session.dry_run = not session.dry_run
+        _print(f"[dry-run {'on' if session.dry_run else 'off'}]")
+    elif text == ":clear":
+        session.clear()
+        _print("[new conversation]")
+    elif text == ":help":
+        _print(HELP)
+    elif text.startswith(":"):
+        _print(f"[unknown command {text}; {HELP}]")
+    else:
+        for step in session.respond(text):
+            show_step(step, printer)
+    return True
+
+
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    printer = ReplyPrinter()
+
+    def on_retry(err: ProtocolError) -> None:
+        _print(f"\n[malformed reply ({err.kind}); sent the correction, retrying]")
+        printer.fresh = True
+    try:
+        model, tokenizer = load_agent(args)
+        workspace = Workspace(args.workdir, timeout=args.timeout)
+        session = AgentSession(
+            model, tokenizer, workspace, system_prompt=args.system_prompt,
+            max_new_tokens=args.max_new_tokens, max_retries=args.max_retries,
+            max_steps=args.max_steps, constrained=args.constrained, dry_run=args.dry_run,
+            on_text=printer, on_retry=on_retry,
+        )  # fmt: skip
+        history = History(args.history_file)
+    except (OSError, ValueError, ImportError, RuntimeError) as exc:  # each names its fix
+        _print(f"rusty-terminal: {exc}")
+        return 2
+    _print(f"Rusty in {workspace.root}{' (dry-run)' if args.dry_run else ''}. {HELP}")
+    while True:
+        try:
+            line = input("you> ")
+        except EOFError:
+            _print()
+            return 0
+        except KeyboardInterrupt:
+            _print("^C")
+            continue
+        history.add(line)
+        try:
+            if not handle_line(line, session, printer):
+                return 0
+        except KeyboardInterrupt:
+            _print("\n[interrupted]")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""Load a TinyRWKV checkpoint for inference: full precision, int8 or 4-bit, optionally compiled.
+
+    from rusty_hf.inference import load_model
+    model = load_model("outputs/tiny-sft")                                   # fp32 on CPU, bf16 on CUDA
+    model = load_model("outputs/tiny-sft", quantization="int8")              # CPU: int8 weight-only
+    model = load_model("user/rusty-r2", quantization="4bit", device="cuda")  # bitsandbytes NF4
+
+| quantization | CUDA                                   | CPU                                          |
+|--------------|----------------------------------------|----------------------------------------------|
+| "none"       | bf16 (fp16 where bf16 is unsupported)  | fp32                                         |
+| "int8"       | bitsandbytes LLM.int8 (8-bit)          | rusty_hf Int8WeightOnlyLinear (int8.py)      |
+| "4bit"       | bitsandbytes NF4, bf16 compute         | bitsandbytes NF4 (its CPU backend), fp32 compute |
+
+bitsandbytes goes through transformers' `BitsAndBytesConfig`, so it keeps transformers' own rules:
+the LM head and `_keep_in_fp32_modules` (time_decay, time_first, v_head) stay unquantized. The CPU
+int8 path quantizes the head too: it holds 12.3M of the R2 model's 32M parameters.
+Combinations that cannot work here raise one error naming the fix, before anything is loaded.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+
+import torch
+from transformers import AutoModelForCausalLM, BitsAndBytesConfig, PreTrainedModel
+
+from rusty_hf.inference.int8 import quantize_int8_
+
+QUANTIZATIONS = ("none", "int8", "4bit")
+
+
+def resolve_device(device: str | torch.device | None) -> torch.device:
+    """`None` means CUDA when available, else CPU. A CUDA request without CUDA is an error."""
+    if device is None:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch.device(device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError(
+            f"device={str(device)!r} but torch sees no CUDA GPU (torch {torch.__version__}). "
+            "Fix: pass device='cpu', or install a CUDA build of torch on a machine with a GPU."
+        )
+    if device.type not in ("cpu", "cuda"):
+        raise ValueError(f"device {str(device)!r} is not supported; use 'cpu' or 'cuda'.")
+    return device
+
+
+def check_combination(quantization: str, device: torch.device, compile: bool | str) -> None:
+    """Raise before loading when `quantization` / `device` / `compile` cannot work on this machine."""
+    if quantization not in QUANTIZATIONS:
+        raise ValueError(f"unknown quantization {quantization!r}; choose one of {', '.join(QUANTIZATIONS)}.")
+    needs_bnb = quantization == "4bit" or (quantization == "int8" and device.type == "cuda")
+    if needs_bnb and importlib.util.find_spec("bitsandbytes") is None:
+        raise ImportError(
+            f"quantization={quantization!r} on {device.type} uses bitsandbytes, which is not installed. "
+            "Fix: pip install 'bitsandbytes>=0.45' (or choose quantization='none')."
+        )
+    if compile and _compile_backend(compile) == "inductor" and device.type == "cpu" and not _has_cxx():
+        raise RuntimeError(
+            "compile=True on CPU needs a C++ compiler for torch.compile's inductor backend, and none was found. "
+            "Fix: apt-get install g++ (or set CXX), pass compile='aot_eager', or compile=False."
+        )
+    if compile and quantization == "4bit" and device.type == "cpu":
+        raise ValueError(
+            "compile with bitsandbytes 4-bit on CPU is not supported (its CPU kernels are not traceable by "
+            "torch.compile). Fix: use quantization='int8' with compile, or compile=False with '4bit'."
+        )
+
+
+def _compile_backend(compile: bool | str) -> str:
+    return "inductor" if compile is True else str(compile)
+
+
+def _has_cxx() -> bool:
+    return any(shutil.which(c) for c in (os.environ.get("CXX", ""), "g++", "c++", "clang++") if c)
+
+
+def _bnb_config(quantization: str, device: torch.device) -> BitsAndBytesConfig:
+    if quantization == "int8":
+        return BitsAndBytesConfig(load_in_8bit=True)
+    compute = torch.bfloat16 if device.type == "cuda" else torch.float32
+    return BitsAndBytesConfig(
+        load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=compute, bnb_4bit_use_double_quant=True
+    )
+
+
+def _default_dtype(device: torch.device) -> torch.dtype:
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return torch.float32
+
+
+def load_model(
+    path_or_hub_id: str | os.PathLike,
+    quantization: str = "none",
+    compile: bool | str = False,
+    device: str | torch.device | None = None,
+    dtype: torch.dtype | None = None,
+    trust_remote_code: bool = False,
+    revision: str | None = None,
+) -> PreTrainedModel:
+    """Load a causal LM for inference (eval mode) from a folder or a Hub id.
+
+    Args:
+        path_or_hub_id: a folder written by `save_pretrained`, or a Hub id ("user/name").
+        quantization: "none", "int8" or "4bit" (see the module docstring for what each means where).
+        compile: True compiles the forward with torch.compile (inductor); a string picks the backend
+            ("aot_eager" traces without generating code). The first calls of each shape are slow.
+        device: "cpu" or "cuda"; None picks CUDA when there is one.
+        dtype: compute dtype of the unquantized path; None = bf16/fp16 on CUDA, fp32 on CPU.
+        trust_remote_code: needed for a Hub checkpoint when rusty_hf did not register TinyRWKV.
+        revision: Hub revision (branch, tag or commit).
+    """
+    device = resolve_device(device)
+    check_combination(quantization, device, compile)
+    path = os.fspath(path_or_hub_id)
+    kwargs = {"trust_remote_code": trust_remote_code, "revision": revision}
+    try:
+        if quantization == "4bit" or (quantization == "int8" and device.type == "cuda"):
+            compute = dtype or (_default_dtype(device) if device.type == "cuda" else torch.float32)
+            model = AutoModelForCausalLM.from_pretrained(
+                path, quantization_config=_bnb_config(quantization, device), device_map={"": str(device)},
+                dtype=compute, **kwargs,
+            )
+        else:
+            model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype or _default_dtype(device), **kwargs)
+            if quantization == "int8":
+                quantize_int8_(model.float(), skip=getattr(model, "_keep_in_fp32_modules", None) or ())
+            model.to(device)
+    except OSError as err:
+        raise OSError(
+            f"could not load a model from {path!r}: {err}\nFix: pass a folder written by save_pretrained or a Hub id "
+            "(with network access, or already in the Hub cache)."
+        ) from err
+    model.eval()
+    model.requires_grad_(False)
+    if compile:
+        # Compile the forward only: generate() stays eager Python and calls the compiled forward
+        # once per step; dynamic=True avoids one recompile per prompt length.
+        model.forward = torch.compile(model.forward, backend=_compile_backend(compile), dynamic=True)
+    return model
+
+
+__all__ = ["QUANTIZATIONS", "check_combination", "load_model", "resolve_device"]

@@ -1,0 +1,80 @@
+"""rusty_hf.agent.session.AgentSession with a real tiny model that has memorised a few replies."""
+
+import pytest
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+from rusty_hf.agent.session import AgentSession
+from rusty_hf.agent.workspace import Workspace
+from tests.agent.conftest import SYSTEM_PROMPT
+
+
+@pytest.fixture(scope="module")
+def model_and_tokenizer(rusty_checkpoint):
+    return AutoModelForCausalLM.from_pretrained(rusty_checkpoint), AutoTokenizer.from_pretrained(rusty_checkpoint)
+
+
+@pytest.fixture
+def make_session(model_and_tokenizer, tmp_path):
+    model, tokenizer = model_and_tokenizer
+
+    def make(**kwargs):
+        kwargs = {"system_prompt": SYSTEM_PROMPT, "max_steps": 1, **kwargs}
+        return AgentSession(model, tokenizer, Workspace(tmp_path / "work"), **kwargs)
+
+    return make
+
+
+def test_reply_streams_and_parses_into_an_action(make_session):
+    chunks = []
+    session = make_session(on_text=chunks.append)
+    (step,) = session.respond("hello")
+    assert step.action.action == "MSG" and step.action.message == "Hi. What needs fixing?"
+    assert "".join(chunks) == step.raw and len(chunks) > 1  # streamed piece by piece
+
+
+def test_cmd_result_goes_back_into_the_history_as_a_tool_turn(make_session):
+    session = make_session()
+    session.workspace.write_file("a.txt", "x")
+    (step,) = session.respond("list files")
+    assert step.executed and "a.txt" in step.result
+    assert session.messages[-1] == {"role": "tool", "name": "CMD", "content": step.result}
+
+
+def test_edit_inside_the_workspace_is_applied(make_session):
+    session = make_session()
+    (step,) = session.respond("make notes")
+    assert step.executed and (session.workspace.root / "notes.txt").read_text() == "remember the milk"
+
+
+def test_edit_outside_the_workspace_is_refused(make_session):
+    session = make_session()
+    (step,) = session.respond("write evil")
+    assert not step.executed and "refused path" in step.result
+    assert not (session.workspace.root.parent / "evil.txt").exists()
+
+
+def test_dry_run_executes_nothing(make_session):
+    session = make_session(dry_run=True)
+    (step,) = session.respond("make notes")
+    assert not step.executed and step.result.startswith("[dry run]")
+    assert not (session.workspace.root / "notes.txt").exists()
+
+
+def test_malformed_reply_gets_corrections_and_bounded_retries(make_session):
+    errors = []
+    session = make_session(constrained=False, max_retries=1, on_retry=errors.append)
+    (step,) = session.respond("babble")
+    corrections = [m for m in session.messages if m["role"] == "system" and m["content"].startswith("Invalid action")]
+    assert errors and errors[0].kind == "not_json"
+    assert corrections[0]["content"] == errors[0].correction_message
+    assert len(errors) <= 2 and step.retries <= 1  # one try plus at most one retry
+
+
+def test_constrained_decoding_turns_the_same_request_into_a_valid_action(make_session):
+    (step,) = make_session(constrained=True).respond("babble")
+    assert step.action is not None and step.retries == 0
+
+
+def test_bad_limits_are_rejected(make_session):
+    with pytest.raises(ValueError, match="max_steps"):
+        make_session(max_steps=0)

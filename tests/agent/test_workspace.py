@@ -1,0 +1,84 @@
+"""rusty_hf.agent.workspace: EDIT paths stay inside the work dir; CMDs run sandboxed and persist their files."""
+
+import os
+
+import pytest
+
+from rusty_hf.agent.workspace import PathRefused, Workspace
+
+
+@pytest.fixture
+def ws(tmp_path):
+    return Workspace(tmp_path / "work", timeout=10)
+
+
+def test_write_file_creates_parents(ws):
+    target = ws.write_file("src/pkg/mod.py", "x = 1\n")
+    assert target == ws.root / "src/pkg/mod.py"
+    assert target.read_text() == "x = 1\n"
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "../evil.txt", "a/../../evil.txt", "~/evil.txt", "", "."])
+def test_escaping_paths_are_refused(ws, path):
+    with pytest.raises(PathRefused, match="refused path"):
+        ws.write_file(path, "pwned")
+    assert not (ws.root.parent / "evil.txt").exists()
+
+
+def test_dotdot_that_stays_inside_is_allowed(ws):
+    assert ws.write_file("a/../b.txt", "ok").read_text() == "ok"
+
+
+def test_symlink_leaving_the_root_is_refused(ws, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(outside, ws.root / "link")
+    with pytest.raises(PathRefused, match="symlink"):
+        ws.write_file("link/evil.txt", "pwned")
+    assert list(outside.iterdir()) == []
+
+
+def test_dangling_symlink_to_outside_is_refused(ws, tmp_path):
+    os.symlink(tmp_path / "not-yet", ws.root / "trap.txt")
+    with pytest.raises(PathRefused, match="symlink"):
+        ws.write_file("trap.txt", "pwned")
+    assert not (tmp_path / "not-yet").exists()
+
+
+def test_command_sees_files_and_its_changes_persist(ws):
+    ws.write_file("a.txt", "hello\n")
+    result = ws.run("cat a.txt; echo more >> a.txt; mkdir -p d && echo new > d/b.txt; rm -f gone.txt")
+    assert result.returncode == 0 and result.output == "hello\n"
+    assert sorted(result.changed) == ["a.txt", "d/b.txt"]
+    assert (ws.root / "a.txt").read_text() == "hello\nmore\n"
+    assert (ws.root / "d/b.txt").read_text() == "new\n"
+
+
+def test_command_deletions_persist(ws):
+    ws.write_file("old.txt", "x")
+    result = ws.run("rm old.txt")
+    assert result.deleted == ["old.txt"] and not (ws.root / "old.txt").exists()
+
+
+def test_exit_code_and_stderr_are_reported(ws):
+    result = ws.run("echo oops >&2; exit 3")
+    assert result.returncode == 3 and "oops" in result.output
+    assert "[exit code 3]" in result.describe()
+
+
+def test_command_cannot_write_outside_the_workspace(ws, tmp_path):
+    result = ws.run(f"echo pwned > {tmp_path}/evil.txt; echo pwned > ../evil.txt; true")
+    assert not (tmp_path / "evil.txt").exists()
+    assert result.changed == []
+
+
+def test_timed_out_command_keeps_no_changes(ws):
+    ws.timeout = 1.0
+    result = ws.run("touch made.txt; sleep 30")
+    assert result.timed_out and "not kept" in result.note
+    assert not (ws.root / "made.txt").exists()
+
+
+def test_empty_command_is_rejected(ws):
+    with pytest.raises(ValueError, match="non-empty shell command"):
+        ws.run("   ")

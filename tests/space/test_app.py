@@ -1,0 +1,103 @@
+"""space/app.py served in-process: gradio_client round trips, 20 concurrent clients, hygiene."""
+
+from __future__ import annotations
+
+import re
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from gradio_client import Client
+
+from rusty_hf.protocol import Action
+from tests.space.conftest import CONCURRENCY_LIMIT, MAX_INPUT_CHARS
+
+CARD = re.compile(r'class="rusty-card rusty-(msg|cmd|edit|error)"')
+
+
+def _chat(url: str, message: str, constrained: bool = True):
+    client = Client(url, verbose=False)
+    history, files, textbox = client.predict(message, [], constrained, api_name="/chat")
+    return history, files, textbox
+
+
+def test_round_trip_renders_a_valid_action(served_space):
+    history, files, textbox = _chat(served_space[0], "list the files")
+    assert [turn["role"] for turn in history] == ["user", "assistant"]
+    assert textbox == ""
+    content = history[-1]["content"]
+    content = content if isinstance(content, str) else str(content)
+    kind = CARD.search(content)
+    assert kind is not None and kind.group(1) != "error", content  # constrained: always a valid action
+    assert "rusty-files" in files
+
+
+def test_unconstrained_reply_is_parsed_or_shown_with_its_correction(served_space):
+    history, _, _ = _chat(served_space[0], "hello", constrained=False)
+    content = str(history[-1]["content"])
+    kind = CARD.search(content).group(1)
+    if kind == "error":
+        assert "Correction sent to the model" in content and "Reply with exactly one JSON object" in content
+
+
+def test_twenty_concurrent_clients_all_get_answers(served_space):
+    url = served_space[0]
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        results = list(pool.map(lambda i: _chat(url, f"task {i}: run the tests"), range(20)))
+    assert len(results) == 20
+    assert 1 <= served_space[2]["max"] <= CONCURRENCY_LIMIT  # the queue held the rest back
+    for history, _, _ in results:
+        assert CARD.search(str(history[-1]["content"])).group(1) in ("msg", "cmd", "edit")
+
+
+def test_too_long_input_is_rejected_with_the_limit(served_space):
+    with pytest.raises(Exception, match=f"limit is {MAX_INPUT_CHARS}"):
+        _chat(served_space[0], "x" * (MAX_INPUT_CHARS + 1))
+
+
+def test_page_links_to_the_source(served_space, space_app):
+    page = urllib.request.urlopen(served_space[0], timeout=30).read().decode()
+    config = urllib.request.urlopen(served_space[0].rstrip("/") + "/config", timeout=30).read().decode()
+    assert space_app.SOURCE_URL in page + config
+    assert "AGPL-3.0" in config
+
+
+def test_generation_failure_reveals_no_server_detail(space_app, tiny_tokenizer):
+    class Broken:
+        device = "cpu"
+
+        def generate(self, **kwargs):
+            raise RuntimeError("secret-token-123 in /root/private/path")
+
+    demo = space_app.build_demo(Broken(), tiny_tokenizer)
+    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True)
+    try:
+        with pytest.raises(Exception) as info:
+            _chat(url, "hi")
+        assert "secret-token-123" not in str(info.value) and "/root/private" not in str(info.value)
+        assert "Generation failed" in str(info.value)
+    finally:
+        demo.close()
+
+
+def test_edit_writes_only_inside_the_session_workdir(space_app):
+    session = space_app.Session()
+    try:
+        assert session.write("src/main.py", "print(1)\n") is None
+        assert session.files() == {"src/main.py": "print(1)\n"}
+        assert "refused" in session.write("../escape.py", "x")
+        assert "refused" in session.write("/etc/passwd", "x")
+        assert not (session.workdir.parent / "escape.py").exists()
+    finally:
+        session.close()
+    assert not session.workdir.exists()
+
+
+def test_sandboxed_command_sees_the_session_files(space_app):
+    card = space_app.run_in_sandbox("cat notes.txt; echo done", {"notes.txt": "hello from EDIT\n"})
+    assert "hello from EDIT" in card and "done" in card and "exit 0" in card
+
+
+def test_cards_escape_model_html(space_app):
+    card = space_app.render.render_action(Action("MSG", message="<script>alert(1)</script>"))
+    assert "<script>" not in card and "&lt;script&gt;" in card
