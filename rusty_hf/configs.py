@@ -29,6 +29,17 @@ class RustyScriptArguments(ScriptArguments):
         default=2048, metadata={"help": "Synthetic protocol dialogs to train on when no dataset_name is given."}
     )
     dialog_seed: int = field(default=0, metadata={"help": "Seed of the synthetic dialog generator."})
+    task_repeats: int = field(
+        default=4,
+        metadata={"help": "SFT: times each training-split task (prompt -> EDIT with its solution) joins the mix; 0 = none."},
+    )
+    task_languages: list[str] = field(
+        default_factory=lambda: ["python", "rust"],
+        metadata={"help": "Task languages used for SFT task dialogs and RL prompts (python, rust)."},
+    )
+    tasks_dir: str | None = field(
+        default=None, metadata={"help": "Task suite folder (tasks/<language>/<name>/); default: the repository's tasks/."}
+    )
     d_embed: int = field(default=256, metadata={"help": "Token-embedding width of a fresh model."})
     d_hidden: int = field(default=512, metadata={"help": "Residual width of a fresh model."})
     n_layers: int = field(default=4, metadata={"help": "RWKV-4 blocks of a fresh model."})
@@ -36,8 +47,92 @@ class RustyScriptArguments(ScriptArguments):
     init_seed: int = field(default=0, metadata={"help": "Seed for a fresh model's initialisation."})
 
     def __post_init__(self):
+        if self.task_repeats < 0:
+            raise ValueError(f"task_repeats must be >= 0, got {self.task_repeats}")
+        unknown = sorted(set(self.task_languages) - {"python", "rust"})
+        if unknown or not self.task_languages:
+            raise ValueError(f"task_languages must be a non-empty subset of ['python', 'rust'], got {self.task_languages}")
         for name in ("num_dialogs", "d_embed", "d_hidden", "n_layers", "ffn_mult"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.d_hidden % 32:
             raise ValueError(f"d_hidden must be a multiple of 32 (bitsandbytes 4-bit), got {self.d_hidden}")
+
+
+@dataclass
+class RLCallbacksConfig:
+    """Which RL callbacks `rusty_hf.trainers.add_rl_callbacks` attaches (early stopping, adaptive KL, curriculum,
+    entropy decay, CSV log, curve plot). The entropy fields are named ``entropy_coef_*`` so they never clash
+    with a trainer config's own fields in one TrlParser."""
+
+    early_stopping_patience: int | None = field(
+        default=None,
+        metadata={"help": "Reward checks without improvement before stopping; None turns early stopping off."},
+    )
+    early_stopping_min_improvement: float = field(
+        default=0.0, metadata={"help": "How much a check's mean reward must beat the best to count as better."}
+    )
+    early_stopping_eval_every: int = field(default=10, metadata={"help": "Optimizer steps between reward checks."})
+    adaptive_kl_target: float | None = field(
+        default=None, metadata={"help": "Per-token KL to steer beta towards (needs beta > 0); None keeps beta fixed."}
+    )
+    adaptive_kl_horizon: int = field(default=10_000, metadata={"help": "Adaptive-KL horizon in optimizer steps."})
+    curriculum: bool = field(default=False, metadata={"help": "Sample by task difficulty, easiest level first."})
+    curriculum_threshold: float = field(
+        default=0.5, metadata={"help": "Rolling pass rate that unlocks the next level."}
+    )
+    curriculum_window: int = field(default=8, metadata={"help": "Logged steps in the rolling pass rate."})
+    curriculum_metric: str = field(
+        default="execution/pass_rate", metadata={"help": "Logged key the curriculum follows."}
+    )
+    entropy_coef_decay: float | None = field(
+        default=None, metadata={"help": "Per-step decay of entropy_coef (e.g. 0.999); None keeps it fixed."}
+    )
+    entropy_coef_floor: float = field(default=0.0, metadata={"help": "Lowest entropy_coef the decay reaches."})
+    training_log: bool = field(default=True, metadata={"help": "Write rl_training.log (CSV) to output_dir."})
+    plot_curves: bool = field(default=True, metadata={"help": "Save training_curves.png to output_dir at the end."})
+
+    def __post_init__(self):
+        if self.early_stopping_patience is not None and self.early_stopping_patience < 1:
+            raise ValueError(f"early_stopping_patience must be >= 1 or None, got {self.early_stopping_patience}")
+        if self.adaptive_kl_target is not None and self.adaptive_kl_target <= 0:
+            raise ValueError(f"adaptive_kl_target must be > 0 or None, got {self.adaptive_kl_target}")
+        if self.entropy_coef_decay is not None and not 0 < self.entropy_coef_decay <= 1:
+            raise ValueError(f"entropy_coef_decay must be in (0, 1] or None, got {self.entropy_coef_decay}")
+        if self.curriculum_window < 1 or self.early_stopping_eval_every < 1 or self.adaptive_kl_horizon < 1:
+            raise ValueError("curriculum_window, early_stopping_eval_every and adaptive_kl_horizon must be >= 1")
+
+
+@dataclass
+class RLScriptArguments(RustyScriptArguments, RLCallbacksConfig):
+    """What the RL recipes (GRPO, RLOO, PPO) train on and how they score it.
+
+    Prompts are the coding tasks of ``tasks/`` (`rusty_hf.data.tasks.load_tasks`) with the Rusty persona as
+    the system prompt; rewards are chosen by name from `rusty_hf.rewards` and weighted by the trainer
+    config's ``reward_weights``.
+    """
+
+    reward_funcs: list[str] = field(
+        default_factory=lambda: ["execution", "protocol"],
+        metadata={"help": "Reward functions by registry name (rusty_hf.rewards): execution, rust, teacher, protocol."},
+    )
+    task_split: str = field(default="train", metadata={"help": "Task split to train on: train or test."})
+    max_difficulty: int | None = field(
+        default=None, metadata={"help": "Drop tasks harder than this (1-5); the curriculum starts lower still."}
+    )
+    environment: str | None = field(
+        default=None,
+        metadata={"help": "Multi-turn environment for GRPO's environment_factory: 'coding' (rusty_hf.agent.env.CodingEnv)."},
+    )
+
+    def __post_init__(self):
+        RustyScriptArguments.__post_init__(self)
+        RLCallbacksConfig.__post_init__(self)
+        if not self.reward_funcs and self.environment is None:
+            raise ValueError("reward_funcs is empty; name at least one of the registry's rewards (e.g. [execution, protocol])")
+        if self.task_split not in ("train", "test"):
+            raise ValueError(f"task_split must be 'train' or 'test', got {self.task_split!r}")
+        if self.max_difficulty is not None and not 1 <= self.max_difficulty <= 5:
+            raise ValueError(f"max_difficulty must be in 1..5, got {self.max_difficulty}")
+        if self.environment not in (None, "coding"):
+            raise ValueError(f"environment must be 'coding' or unset, got {self.environment!r}")

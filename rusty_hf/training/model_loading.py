@@ -78,3 +78,15 @@ def load_or_create_model(
     model.generation_config.eos_token_id = generation_eos_ids(tokenizer)
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     return model
+
+
+def resume_checkpoint(resume_from_checkpoint: str | bool | None) -> str | bool | None:
+    """``resume_from_checkpoint`` as Trainer.train wants it: "last"/"true" (from YAML or the CLI, where it is a
+    string) mean the newest checkpoint in output_dir; a path stays a path; ""/"false"/None start fresh."""
+    if isinstance(resume_from_checkpoint, str):
+        word = resume_from_checkpoint.strip().lower()
+        if word in ("last", "true", "latest"):
+            return True
+        if word in ("", "false", "none"):
+            return None
+    return resume_from_checkpoint

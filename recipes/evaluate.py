@@ -1,0 +1,123 @@
+"""Evaluate a Rusty checkpoint on the held-out tasks: pass@k (Python, Rust) and protocol validity.
+
+    python recipes/evaluate.py --model_name_or_path outputs/tiny-sft --num_samples 4 --k 1 2
+    python recipes/evaluate.py --model_name_or_path outputs/tiny-sft --update_model_card   # numbers into README.md
+    python recipes/evaluate.py --config eval.yaml     # the same keys from a YAML file (TrlParser)
+
+Samples n completions per held-out task with the chat template, runs each against the task's tests in
+the sandbox (rustc for Rust; without rustc, Rust is skipped with the reason), and computes the numbers
+with the `evaluate` metric modules in rusty_hf/metrics. Writes a JSON report (settings, aggregate,
+every task and sample) and prints a table.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# This script shares its name with the `evaluate` library. Run as `python recipes/evaluate.py`, its
+# folder is sys.path[0], where `import evaluate` (done by rusty_hf.metrics) would find this file instead.
+if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().parent:
+    sys.path.pop(0)
+
+import json
+from dataclasses import dataclass, field
+
+from transformers import AutoModelForCausalLM, AutoTokenizer
+from trl import TrlParser
+
+import rusty_hf  # noqa: F401  (registers TinyRWKV with the Auto classes)
+from rusty_hf.evaluation import LANGUAGES, card_metrics, evaluate_model, format_table
+from rusty_hf.publishing import push_folder, write_model_card
+from rusty_hf.tokenizer import check_tokenizer
+from rusty_hf.training import is_missing_local_folder
+
+
+@dataclass
+class EvalArguments:
+    """What to evaluate and how to sample."""
+
+    model_name_or_path: str = field(default="outputs/tiny-sft", metadata={"help": "Checkpoint folder or Hub id."})
+    tokenizer_name_or_path: str | None = field(default=None, metadata={"help": "Tokenizer; default: the model's."})
+    num_samples: int = field(default=4, metadata={"help": "Completions sampled per task (n of pass@k)."})
+    k: list[int] = field(default_factory=lambda: [1], metadata={"help": "k values of pass@k; each <= num_samples."})
+    temperature: float = field(default=0.8, metadata={"help": "Sampling temperature; 0 decodes greedily."})
+    top_p: float = field(default=0.95, metadata={"help": "Nucleus sampling mass."})
+    max_new_tokens: int = field(default=256, metadata={"help": "Generation length cap per completion."})
+    languages: list[str] = field(default_factory=lambda: list(LANGUAGES), metadata={"help": "python and/or rust."})
+    split: str = field(default="test", metadata={"help": "Task split: test (held out) or train."})
+    max_tasks: int | None = field(default=None, metadata={"help": "Keep the first N tasks per language (quick runs)."})
+    seed: int = field(default=0, metadata={"help": "Sampling seed."})
+    batch_size: int = field(default=4, metadata={"help": "Prompts per generate call (x num_samples rows)."})
+    timeout: float = field(default=30.0, metadata={"help": "Seconds per sandboxed test run (Rust: compile + tests)."})
+    output_file: str | None = field(default=None, metadata={"help": "JSON report; default <model>/eval_results.json."})
+    update_model_card: bool = field(default=False, metadata={"help": "Write the metrics into the model folder's README.md."})
+    push_to_hub: bool = field(default=False, metadata={"help": "Push the model folder (with its card) to hub_model_id."})
+    hub_model_id: str | None = field(default=None, metadata={"help": "Hub repo to push to, e.g. me/rusty-tiny."})
+    trust_remote_code: bool = field(
+        default=False, metadata={"help": "Run the checkpoint's own modelling code (rusty_hf's classes are used otherwise)."}
+    )
+
+    def __post_init__(self) -> None:
+        if self.num_samples < 1:
+            raise ValueError(f"num_samples must be >= 1, got {self.num_samples}")
+        if not self.k or min(self.k) < 1 or max(self.k) > self.num_samples:
+            raise ValueError(f"every k must be in 1..num_samples={self.num_samples}, got k={self.k}: raise --num_samples or lower --k")
+        if self.temperature == 0 and self.num_samples > 1:
+            raise ValueError("temperature 0 is greedy decoding, which gives num_samples identical completions; "
+                             "set --temperature > 0 or --num_samples 1")
+        if self.temperature < 0 or not 0 < self.top_p <= 1:
+            raise ValueError(f"need temperature >= 0 and 0 < top_p <= 1, got {self.temperature}, {self.top_p}")
+        unknown = sorted(set(self.languages) - set(LANGUAGES))
+        if unknown:
+            raise ValueError(f"unknown language(s) {unknown}; choose from {list(LANGUAGES)}")
+        if self.push_to_hub and not self.hub_model_id:
+            raise ValueError("--push_to_hub needs --hub_model_id <namespace/name>")
+        if self.split not in ("train", "test"):
+            raise ValueError(f"split must be 'train' or 'test', got {self.split!r}")
+
+
+def default_output_file(args: EvalArguments) -> Path:
+    folder = Path(args.model_name_or_path)
+    return folder / "eval_results.json" if folder.is_dir() else Path("eval_results.json")
+
+
+def load(args: EvalArguments):
+    """The model and tokenizer, checked to fit each other."""
+    for name in filter(None, (args.model_name_or_path, args.tokenizer_name_or_path)):
+        if is_missing_local_folder(name):
+            raise SystemExit(f"no checkpoint at {name}: train one first (python recipes/sft.py --config recipes/tiny/sft.yaml)")
+    tokenizer = AutoTokenizer.from_pretrained(args.tokenizer_name_or_path or args.model_name_or_path)
+    model = AutoModelForCausalLM.from_pretrained(args.model_name_or_path, trust_remote_code=args.trust_remote_code)
+    check_tokenizer(tokenizer, vocab_size=model.config.vocab_size)
+    return model, tokenizer
+
+
+def main(args: EvalArguments) -> dict:
+    model, tokenizer = load(args)
+    report = evaluate_model(
+        model, tokenizer, languages=args.languages, split=args.split, num_samples=args.num_samples, k=args.k,
+        temperature=args.temperature, top_p=args.top_p, max_new_tokens=args.max_new_tokens, batch_size=args.batch_size,
+        seed=args.seed, max_tasks=args.max_tasks, timeout=args.timeout,
+    )
+    report["settings"] |= {"model": args.model_name_or_path, "tokenizer": args.tokenizer_name_or_path or args.model_name_or_path}
+    output = Path(args.output_file) if args.output_file else default_output_file(args)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(format_table(report))
+    print(f"report written to {output}")
+    folder = Path(args.model_name_or_path)
+    if (args.update_model_card or args.push_to_hub) and not folder.is_dir():
+        raise SystemExit(f"--update_model_card / --push_to_hub need a local model folder; {folder} is not one")
+    if args.update_model_card:
+        write_model_card(folder, metrics=card_metrics(report))
+        print(f"metrics written to {folder / 'README.md'}")
+    if args.push_to_hub:
+        commit = push_folder(folder, args.hub_model_id, commit_message="Add evaluation results")
+        print(f"pushed {folder} to {commit.commit_url}")
+    return report
+
+
+if __name__ == "__main__":
+    (eval_args,) = TrlParser((EvalArguments,)).parse_args_and_config()
+    main(eval_args)

@@ -1,0 +1,54 @@
+"""GRPO (and GSPO) for Rusty with TRL's GRPOTrainer, on the coding tasks, rewards chosen by name.
+
+    python recipes/grpo.py --config recipes/tiny/grpo.yaml --model_name_or_path outputs/tiny-sft
+    accelerate launch --config_file recipes/accelerate_configs/cpu.yaml recipes/grpo.py --config recipes/tiny/grpo.yaml
+
+GSPO is GRPO with ``importance_sampling_level: sequence``; TRL's ``loss_type`` (dapo, grpo, dr_grpo,
+bnpo, ...) and ``beta`` (KL to a reference model) are plain config fields. ``environment: coding``
+trains multi-turn through `rusty_hf.agent.env.CodingEnv` (TRL's ``environment_factory``).
+"""
+
+from __future__ import annotations
+
+from trl import GRPOConfig, GRPOTrainer, ModelConfig, TrlParser, get_peft_config
+
+from rusty_hf.configs import RLScriptArguments
+from rusty_hf.tokenizer import load_tokenizer
+from rusty_hf.trainers import CurriculumGRPOTrainer, add_rl_callbacks
+from rusty_hf.training import load_or_create_model
+from rusty_hf.training.run import train_and_finish
+from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset
+
+
+def environment_factory(script_args: RLScriptArguments, tokenizer):
+    """TRL's environment_factory for ``environment: coding``, and the tokenizer taught to render its tool calls."""
+    if script_args.environment == "coding":
+        from rusty_hf.agent.env import CodingEnv
+        from rusty_hf.agent.tool_calling import enable_tool_calling
+
+        return CodingEnv, enable_tool_calling(tokenizer)
+    return None, tokenizer
+
+
+def main(script_args: RLScriptArguments, training_args: GRPOConfig, model_args: ModelConfig) -> GRPOTrainer:
+    tokenizer = load_tokenizer(script_args.tokenizer_name_or_path)
+    model = load_or_create_model(model_args, script_args, tokenizer, training_args.trust_remote_code)
+    environment, tokenizer = environment_factory(script_args, tokenizer)
+    trainer_cls = CurriculumGRPOTrainer if script_args.curriculum else GRPOTrainer
+    trainer = trainer_cls(
+        model=model,
+        reward_funcs=build_reward_funcs(script_args),
+        args=training_args,
+        train_dataset=build_task_dataset(script_args),
+        processing_class=tokenizer,
+        peft_config=get_peft_config(model_args),
+        environment_factory=environment,
+    )
+    add_rl_callbacks(trainer, script_args)  # early stopping, adaptive KL, curriculum, CSV log, plot
+    train_and_finish(trainer, script_args, training_args, model_args)  # + model card, push_to_hub
+    return trainer
+
+
+if __name__ == "__main__":
+    parser = TrlParser((RLScriptArguments, GRPOConfig, ModelConfig))
+    main(*parser.parse_args_and_config())

@@ -1,0 +1,79 @@
+"""The SFT mix: synthetic protocol dialogs plus the training-split tasks answered with EDIT actions.
+
+    from rusty_hf.data.sft_data import build_sft_dataset
+    dataset = build_sft_dataset(num_dialogs=1024, task_repeats=4)   # a `messages` column for SFTTrainer
+
+Every row is ``[system, user, assistant]`` with the Rusty persona as the system prompt and exactly
+one JSON action as the assistant turn, so the loss (TRL's ``assistant_only_loss``) teaches both the
+protocol and code:
+
+- synthetic dialogs (`rusty_hf.data.dialogs`): MSG answers, real shell commands as CMD, small EDITs;
+- task dialogs: the prompt of every *training-split* task in ``tasks/`` (the same user message the
+  RL recipes and the evaluation send), answered with ``{"action": "EDIT", "path": "solution.py",
+  "content": <reference solution>}``. This is the code corpus of the mix. Held-out tasks are never
+  read here: `task_dialogs` refuses ``split="test"``, so evaluation numbers stay honest.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import datasets
+
+from rusty_hf.data.dialogs import Message, synthetic_dialogs
+from rusty_hf.data.tasks import DEFAULT_ROOT, LANGUAGES, build_messages, iter_task_folders, read_task
+from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
+
+
+def task_dialogs(
+    languages: tuple[str, ...] | list[str] = ("python", "rust"),
+    root: str | Path | None = None,
+    split: str = "train",
+) -> list[list[Message]]:
+    """One dialog per training-split task: the task prompt answered by an EDIT with its solution.
+
+    Args:
+        languages: task languages to include.
+        root: the tasks directory (default: the repository's ``tasks/``).
+        split: must be "train"; held-out tasks never become training data.
+
+    Raises:
+        ValueError: for ``split != "train"`` or an unknown language.
+    """
+    if split != "train":
+        raise ValueError(f"SFT data only ever uses the training split of the tasks, got split={split!r}")
+    unknown = sorted(set(languages) - set(LANGUAGES))
+    if unknown:
+        raise ValueError(f"unknown task language(s) {unknown}; valid: {sorted(LANGUAGES)}")
+    folders = iter_task_folders(Path(root) if root is not None else DEFAULT_ROOT, list(languages))
+    dialogs = []
+    for task in (read_task(folder) for folder in folders):
+        if task.split != "train":
+            continue
+        edit = {"action": "EDIT", "path": f"solution{LANGUAGES[task.language]}", "content": task.solution}
+        messages = build_messages(task, system_prompt=RUSTY_SYSTEM_PROMPT)
+        dialogs.append(messages + [{"role": "assistant", "content": json.dumps(edit)}])
+    return dialogs
+
+
+def build_sft_dataset(
+    num_dialogs: int,
+    seed: int = 0,
+    task_repeats: int = 4,
+    task_languages: tuple[str, ...] | list[str] = ("python", "rust"),
+    tasks_root: str | Path | None = None,
+) -> datasets.Dataset:
+    """The shuffled SFT mix: ``num_dialogs`` synthetic dialogs plus every training task ``task_repeats`` times.
+
+    Returns:
+        A Dataset with one column, ``messages`` (conversational, as TRL's SFTTrainer expects).
+    """
+    if task_repeats < 0:
+        raise ValueError(f"task_repeats must be >= 0, got {task_repeats}")
+    rows = synthetic_dialogs(num_dialogs, seed=seed)
+    if task_repeats:
+        rows += task_dialogs(task_languages, root=tasks_root) * task_repeats
+    random.Random(seed).shuffle(rows)
+    return datasets.Dataset.from_list([{"messages": messages} for messages in rows])

@@ -1,0 +1,104 @@
+"""Held-out evaluation (rusty_hf.evaluation and recipes/evaluate.py): real generation, real sandboxed tests."""
+
+import json
+
+import huggingface_hub
+import pytest
+import torch
+from huggingface_hub import ModelCard
+
+from rusty_hf import TinyRWKVForCausalLM
+from rusty_hf.data.tasks import load_tasks
+from rusty_hf.evaluation import card_metrics, evaluate_model, format_table, rust_unavailable_reason, score_samples
+from tests.conftest import randomise_zero_init, tiny_config
+from tests.hub_server import HubServer
+
+
+def _fenced(code: str, language: str) -> str:
+    return f"Here it is:\n```{language}\n{code}```\n"
+
+
+@pytest.fixture
+def tiny_lm(tiny_tokenizer):
+    torch.manual_seed(0)
+    return randomise_zero_init(TinyRWKVForCausalLM(tiny_config(vocab_size=len(tiny_tokenizer)))).eval()
+
+
+def test_python_scoring_passes_the_reference_and_fails_wrong_or_missing_code():
+    task = load_tasks(language="python", split="test")[0]
+    wrong = f"def {task['entry_point']}(*args, **kwargs):\n    return None\n"
+    completions = [[_fenced(task["solution"], "python"), "I cannot help with that.", "", _fenced(wrong, "python")]]
+    (scores,) = score_samples(completions, [task["tests"]], "python")
+    assert [s.passed for s in scores] == [True, False, False, False]
+    assert [s.status for s in scores[:3]] == ["ok", "syntax_error", "no_code"]
+    assert scores[0].fraction == 1.0 and scores[3].fraction < 1.0
+
+
+def test_a_sample_that_cannot_be_scored_is_reported_without_ending_the_run(monkeypatch):
+    def broken_sandbox(*args, **kwargs):
+        raise OSError("sandbox work dir vanished")
+
+    monkeypatch.setattr("rusty_hf.evaluation.run_python_tests", broken_sandbox)
+    (scores,) = score_samples([[_fenced("def f():\n    return 1\n", "python")]], ["def test_f():\n    pass\n"], "python")
+    assert [(s.passed, s.status) for s in scores] == [(False, "error")]
+
+
+def test_rust_scoring_runs_the_task_tests_with_rustc():
+    reason = rust_unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    task = load_tasks(language="rust", split="test")[0]
+    completions = [[_fenced(task["solution"], "rust"), _fenced("pub fn broken( {", "rust")]]
+    (scores,) = score_samples(completions, [task["tests"]], "rust")
+    assert [s.passed for s in scores] == [True, False] and scores[1].status == "compile_error"
+
+
+def test_evaluate_model_reports_pass_at_k_and_validity_for_two_held_out_tasks(tiny_lm, tiny_tokenizer):
+    report = evaluate_model(tiny_lm, tiny_tokenizer, languages=["python", "rust"], num_samples=2, k=[1, 2],
+                            max_new_tokens=6, max_tasks=1, seed=0)
+    json.dumps(report)  # the report is written as JSON
+    ran = [lang for lang in ("python", "rust") if lang not in report["skipped"]]
+    assert [t["language"] for t in report["tasks"]] == ran and "python" in ran
+    for task in report["tasks"]:
+        assert task["num_samples"] == 2 and len(task["samples"]) == 2 and 0 <= task["pass@1"] <= task["pass@2"] <= 1
+        assert all(isinstance(s["completion"], str) and s["protocol"] for s in task["samples"])
+    python = report["aggregate"]["python"]
+    assert python["num_tasks"] == 1 and python["num_samples"] == 2 and set(python) >= {"pass@1", "pass@2"}
+    assert report["aggregate"]["protocol"]["num_completions"] == 2 * len(ran)
+    assert "python held-out tasks" in card_metrics(report) and "pass@2" in format_table(report)
+
+
+def test_recipe_writes_the_report_and_pushes_the_metrics_in_the_model_card(tmp_path, tiny_lm, tiny_tokenizer, monkeypatch):
+    from trl import TrlParser
+
+    from recipes.evaluate import EvalArguments, main
+
+    tiny_lm.save_pretrained(tmp_path / "ckpt")
+    tiny_tokenizer.save_pretrained(tmp_path / "ckpt")
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)  # talks to the loopback Hub only
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_DISABLE_XET", True)
+    with HubServer() as hub:
+        monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", hub.url)  # what HF_ENDPOINT sets at import
+        (args,) = TrlParser((EvalArguments,)).parse_args_and_config(args=[
+            "--model_name_or_path", str(tmp_path / "ckpt"), "--languages", "python", "--max_tasks", "1",
+            "--num_samples", "1", "--max_new_tokens", "4", "--update-model-card",
+            "--push_to_hub", "true", "--hub_model_id", "rusty-tester/evaluated",
+        ])
+        main(args)
+    report = json.loads((tmp_path / "ckpt" / "eval_results.json").read_text())
+    assert report["settings"]["model"] == str(tmp_path / "ckpt") and report["settings"]["k"] == [1]
+    card = ModelCard(hub.repos["rusty-tester/evaluated"].files["README.md"].decode())
+    values = {(r.dataset_name, r.metric_type): r.metric_value for r in card.data.eval_results}
+    assert values[("python held-out tasks", "pass@1")] == report["aggregate"]["python"]["pass@1"]
+    assert "eval_results.json" in hub.repos["rusty-tester/evaluated"].files
+
+
+def test_eval_arguments_name_the_fix_for_impossible_settings():
+    from recipes.evaluate import EvalArguments
+
+    with pytest.raises(ValueError, match="raise --num_samples or lower --k"):
+        EvalArguments(num_samples=2, k=[1, 5])
+    with pytest.raises(ValueError, match="greedy"):
+        EvalArguments(num_samples=4, temperature=0.0)
+    with pytest.raises(ValueError, match="unknown language"):
+        EvalArguments(languages=["go"])
