@@ -22,6 +22,7 @@ import logging
 import os
 import re
 import threading
+import time
 
 from rusty_hf.sandbox.cgroup_discovery import CgroupSupport, write_value
 from rusty_hf.sandbox.cgroups import RunCgroups, rmdir_wait
@@ -32,7 +33,7 @@ logger = logging.getLogger(__name__)
 
 # Sandbox cgroups by owner: pool sets carry the owner's start time (pids get recycled); per-run
 # sets of older versions, capability probes and test safety nets carry the pid alone.
-_POOL_NAME = re.compile(r"rusty-sandbox-pool-(\d+)-(\d+)-\d+")
+_POOL_NAME = re.compile(r"rusty-sandbox-pool-(\d+)-(\d+)(?:-\d+)+")  # pid, start time, [pool,] set
 _PID_NAME = re.compile(r"rusty-sandbox-(?:probe-|confine-)?(\d+)(?:-\d+)?")
 
 
@@ -85,16 +86,24 @@ def clean_stale(parents: set[str]) -> list[str]:
     return removed
 
 
+_pool_serials = itertools.count()
+
+
 class CgroupPool:
     """Reusable cgroup sets under one :class:`CgroupSupport`; ``borrow``/``give_back`` are thread-safe."""
 
     def __init__(self, support: CgroupSupport) -> None:
         self.support = support
         self.pid = os.getpid()
-        self.prefix = f"rusty-sandbox-pool-{self.pid}-{start_time(self.pid)}-"
+        # One process may hold several pools (its cgroups can change, e.g. a test confines itself), so
+        # the pool's serial keeps their sets' names apart under a parent they share.
+        self.prefix = f"rusty-sandbox-pool-{self.pid}-{start_time(self.pid)}-{next(_pool_serials)}-"
         self._lock = threading.Lock()
         self._idle: list[RunCgroups] = []
         self._sets: list[RunCgroups] = []  # idle and borrowed
+        # Discarded sets whose dirs would not go yet: killed processes stay charged until they are
+        # reaped, which an orphan's host init may take seconds to do on a loaded machine. Retried later.
+        self._unremoved: list[RunCgroups] = []
         self._numbers = itertools.count()
 
     @property
@@ -104,6 +113,8 @@ class CgroupPool:
 
     def borrow(self, limits: Limits) -> RunCgroups | None:
         """A set configured for ``limits`` with fresh event baselines; None if none can be made."""
+        if self._unremoved:
+            self.retry_removals()
         with self._lock:
             run_cg = self._idle.pop() if self._idle else None
         if run_cg is not None and not (run_cg.intact() and run_cg.configure(limits)):
@@ -130,10 +141,25 @@ class CgroupPool:
             self._discard(run_cg)
 
     def _discard(self, run_cg: RunCgroups) -> None:
-        run_cg.remove()
+        removed = run_cg.remove()
         with self._lock:
             if run_cg in self._sets:
                 self._sets.remove(run_cg)
+            if not removed:
+                self._unremoved.append(run_cg)
+
+    def retry_removals(self, wait_s: float = 0.0) -> bool:
+        """Remove discarded sets that could not be removed before (retrying up to ``wait_s``); True when none is left."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            with self._lock:
+                pending, self._unremoved = self._unremoved, []
+            still = [run_cg for run_cg in pending if not run_cg.remove(wait_s=0.0)]
+            with self._lock:
+                self._unremoved.extend(still)
+            if not still or time.monotonic() >= deadline:
+                return not still
+            time.sleep(0.05)
 
     def idle(self) -> list[RunCgroups]:
         with self._lock:
@@ -142,7 +168,8 @@ class CgroupPool:
     def close(self) -> None:
         """Remove every set, borrowed ones included (their processes are killed)."""
         with self._lock:
-            sets, self._sets, self._idle = self._sets, [], []
+            sets, self._sets, self._idle = self._sets + self._unremoved, [], []
+            self._unremoved = []
         for run_cg in sets:
             run_cg.remove()
 

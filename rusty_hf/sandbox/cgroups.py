@@ -77,7 +77,8 @@ def rmdir_wait(path: str, wait_s: float = 1.0) -> bool:
             return True
         except OSError as exc:
             if time.monotonic() > deadline:
-                logger.warning("sandbox: could not remove cgroup %s (%s)", path, exc)
+                if wait_s > 0:  # a zero wait is a retry of a removal that already warned
+                    logger.warning("sandbox: could not remove cgroup %s yet (%s); retried later", path, exc)
                 return False
             time.sleep(0.001)
 
@@ -264,8 +265,8 @@ class RunCgroups:
             usage = _read_int(os.path.join(mem, usage_file)) or 0
         return usage <= _LEFTOVER_MAX
 
-    def remove(self) -> bool:
-        """Kill what is left and remove the dirs; False if one could not be removed."""
+    def remove(self, wait_s: float = 1.0) -> bool:
+        """Kill what is left and remove the dirs (waiting up to ``wait_s`` each); False if one stays."""
         if self.procs():
             self.kill()
-        return all([rmdir_wait(path) for path in dict.fromkeys(self.dirs.values())])  # noqa: C419 (try every dir)
+        return all([rmdir_wait(path, wait_s) for path in dict.fromkeys(self.dirs.values())])  # noqa: C419 (try every dir)

@@ -52,6 +52,7 @@ def processes_with(token: str) -> list[int]:
 def leftover_cgroups() -> list[str]:
     """This process's sandbox cgroups that are not idle, empty pool sets (each run gives its set back)."""
     pool = pool_for(capabilities().cgroups)
+    pool.retry_removals(wait_s=10.0)  # killed processes of a discarded set may await reaping for seconds
     idle = {d for run_cg in pool.idle() if not run_cg.procs() for d in run_cg.dirs.values()}
     prefixes = (f"rusty-sandbox-{os.getpid()}-", pool.prefix)
     return [
