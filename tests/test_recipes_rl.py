@@ -104,3 +104,12 @@ def test_task_filters_that_leave_nothing_fail_with_the_filters(tiny_tasks):
 def test_max_difficulty_drops_harder_tasks(tiny_tasks):
     dataset = build_task_dataset(RLScriptArguments(tasks_dir=str(tiny_tasks), task_languages=["python"], max_difficulty=1))
     assert dataset["name"] == ["add_two"]
+
+
+def test_grpo_recipe_trains_multi_turn_in_the_coding_environment(tmp_path, tiny_tasks, tokenizer_dir):
+    from recipes.grpo import main
+
+    args = _tiny_args(tmp_path, tiny_tasks, tokenizer_dir) + ["--max_steps", "1", "--max_completion_length", "16"]
+    trainer = main(*_parse(GRPOConfig, "recipes/tiny/grpo_agent.yaml", args))
+    assert trainer.state.global_step == 1
+    assert "rewards/CodingEnv/mean" in trainer.state.log_history[0]

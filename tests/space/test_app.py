@@ -16,7 +16,8 @@ CARD = re.compile(r'class="rusty-card rusty-(msg|cmd|edit|error)"')
 
 
 def _chat(url: str, message: str, constrained: bool = True):
-    client = Client(url, verbose=False)
+    # A generous HTTP timeout: 20 clients queue behind CONCURRENCY_LIMIT generations on 2 busy cores.
+    client = Client(url, verbose=False, httpx_kwargs={"timeout": 300})
     history, files, textbox = client.predict(message, [], constrained, api_name="/chat")
     return history, files, textbox
 
