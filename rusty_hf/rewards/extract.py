@@ -77,10 +77,10 @@ def fenced_blocks(text: str) -> list[tuple[str, str]]:
     return blocks
 
 
-def edit_actions(text: str) -> list[dict]:
-    """Return every JSON object in ``text`` that is a well-formed EDIT action, in order."""
+def json_objects(text: str) -> list[dict]:
+    """Every JSON object embedded in ``text`` that starts with a key, in order (prose between them skipped)."""
     decoder = json.JSONDecoder()
-    actions = []
+    objects = []
     pos = 0
     while match := _OBJECT_START.search(text, pos):
         try:
@@ -88,14 +88,18 @@ def edit_actions(text: str) -> list[dict]:
         except ValueError:
             pos = match.start() + 1
             continue
-        if (
-            isinstance(obj, dict)
-            and str(obj.get("action", "")).upper() == "EDIT"
-            and isinstance(obj.get("content"), str)
-        ):
-            actions.append(obj)
+        if isinstance(obj, dict):
+            objects.append(obj)
         pos = end
-    return actions
+    return objects
+
+
+def edit_actions(text: str) -> list[dict]:
+    """Return every JSON object in ``text`` that is a well-formed EDIT action, in order."""
+    return [
+        obj for obj in json_objects(text)
+        if str(obj.get("action", "")).upper() == "EDIT" and isinstance(obj.get("content"), str)
+    ]  # fmt: skip
 
 
 def _longest_last(candidates: list[str]) -> str:

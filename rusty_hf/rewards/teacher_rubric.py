@@ -25,13 +25,12 @@ Usage::
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from rusty_hf.rewards.extract import completion_text
+from rusty_hf.rewards.extract import completion_text, json_objects
 
 MAX_SCORE = 10
 
@@ -65,7 +64,6 @@ _USER_TEMPLATE = "<task>\n{prompt}\n</task>\n\n<answer>\n{completion}\n</answer>
 
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
 # Where a JSON object that starts with a key may begin (see rusty_hf.rewards.extract).
-_OBJECT_START = re.compile(r'\{\s*"')
 
 
 @dataclass(frozen=True)
@@ -105,18 +103,7 @@ def build_teacher_messages(prompt: str, completion: str, rubric: str = DEFAULT_R
 
 
 def _score_objects(text: str) -> list[dict]:
-    decoder = json.JSONDecoder()
-    found, pos = [], 0
-    while match := _OBJECT_START.search(text, pos):
-        try:
-            obj, end = decoder.raw_decode(text, match.start())
-        except ValueError:
-            pos = match.start() + 1
-            continue
-        if isinstance(obj, dict) and "score" in obj:
-            found.append(obj)
-        pos = end
-    return found
+    return [obj for obj in json_objects(text) if "score" in obj]
 
 
 def _valid_score(value: object) -> bool:
