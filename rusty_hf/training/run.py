@@ -16,11 +16,14 @@ from transformers import Trainer, TrainingArguments
 
 from rusty_hf.publishing import finalize_output
 from rusty_hf.training.model_loading import resume_checkpoint
+from rusty_hf.training.cpu_allocator import keep_freed_memory
 from rusty_hf.training.trl_cpu import compact_fused_head_on_cpu
 
 
 def train_and_finish(trainer: Trainer, script_args: object, training_args: TrainingArguments, model_args: object) -> Path:
     """Run ``trainer.train()`` and write (and maybe push) the output folder; returns it."""
     compact_fused_head_on_cpu()  # TRL scores every position on CPU otherwise (see trl_cpu.py)
+    if trainer.args.device.type == "cpu":
+        keep_freed_memory()  # the step's large buffers are otherwise re-faulted every step (cpu_allocator.py)
     trainer.train(resume_from_checkpoint=resume_checkpoint(training_args.resume_from_checkpoint))
     return finalize_output(trainer, script_args, training_args, model_args=model_args)  # prints where it saved
