@@ -20,6 +20,7 @@ import threading
 from dataclasses import dataclass
 
 from rusty_hf.sandbox.cgroup_discovery import CgroupSupport, detect_cgroups
+from rusty_hf.sandbox.limits import shell_ulimit_works
 
 logger = logging.getLogger("rusty_hf.sandbox")
 
@@ -40,6 +41,7 @@ class SandboxCapabilities:
     unshare: str | None  # fallback namespaces (net/pid/ipc/uts, no filesystem isolation), root only
     nonroot_uid: bool  # sandboxed code runs as a non-root uid
     cgroups: CgroupSupport = dataclasses.field(default_factory=CgroupSupport)
+    shell_ulimit: bool = False  # the /bin/sh that joins a run's cgroups can set its rlimits (no prlimit exec)
     notes: tuple[str, ...] = ()  # why a layer is off
 
     @property
@@ -77,17 +79,19 @@ class SandboxCapabilities:
         return tuple(names)
 
     def without(self, *layers: str) -> SandboxCapabilities:
-        """A copy with layers switched off: any of "bwrap", "unshare", "uid", "cgroups", "prlimit"."""
+        """A copy with layers switched off: any of "bwrap", "unshare", "uid", "cgroups", "prlimit", "ulimit"."""
         changes: dict[str, object] = {}
         for name in layers:
             if name in ("bwrap", "unshare", "prlimit"):
                 changes[name] = None
+            elif name == "ulimit":
+                changes["shell_ulimit"] = False
             elif name == "uid":
                 changes["nonroot_uid"] = not self.root  # a non-root caller cannot be root again
             elif name == "cgroups":
                 changes["cgroups"] = CgroupSupport()
             else:
-                raise ValueError(f"unknown sandbox layer {name!r}; use bwrap, unshare, uid, cgroups or prlimit")
+                raise ValueError(f"unknown sandbox layer {name!r}; use bwrap, unshare, uid, cgroups, prlimit or ulimit")
         return dataclasses.replace(self, **changes)
 
     def describe(self) -> str:
@@ -107,7 +111,9 @@ class SandboxCapabilities:
             row(
                 True,
                 f"rlimits CPU/AS/FSIZE/NOFILE/CORE{'/NPROC' if self.nproc_rlimit else ''} via "
-                f"{self.prlimit or 'preexec_fn'}",
+                + (f"ulimit in the cgroup-joining /bin/sh, else {self.prlimit or 'preexec_fn'}"
+                   if self.shell_ulimit and (cg.pids_parent or cg.memory_parent or cg.kill_parent)
+                   else f"{self.prlimit or 'preexec_fn'}"),
             ),
             row(
                 self.bwrap,
@@ -169,7 +175,7 @@ def _probe(caps: SandboxCapabilities) -> str | None:
 def detect(skip: tuple[str, ...] = ()) -> SandboxCapabilities:
     """Find the tools and cgroups, then keep each layer only if a probe run through it works.
 
-    ``skip`` pretends layers are missing ("bwrap", "unshare", "uid", "cgroups", "prlimit"), to see
+    ``skip`` pretends layers are missing ("bwrap", "unshare", "uid", "cgroups", "prlimit", "ulimit"), to see
     what another host would get; ``capabilities()`` is ``detect()`` cached.
     """
     root = os.geteuid() == 0
@@ -181,11 +187,12 @@ def detect(skip: tuple[str, ...] = ()) -> SandboxCapabilities:
         unshare=_which("unshare") if root else None,
         nonroot_uid=not root or _which("setpriv") is not None,
         cgroups=detect_cgroups() if "cgroups" not in skip else CgroupSupport(),
+        shell_ulimit="ulimit" not in skip and shell_ulimit_works(),
     ).without(*skip)
     notes: list[str] = [f"{name} disabled on request" for name in skip]
     if "bwrap" not in skip and caps.bwrap is None:
         notes.append("bwrap not found on PATH")
-    for layer in ("cgroups", "prlimit"):  # the plain layers first, so later probes isolate faults
+    for layer in ("ulimit", "cgroups", "prlimit"):  # the plain layers first, so later probes isolate faults
         why = _probe(caps.without("bwrap", "unshare", "uid"))
         if why is None:
             break
@@ -221,7 +228,7 @@ def capabilities(refresh: bool = False) -> SandboxCapabilities:
 
     ``refresh=True`` detects again, e.g. after moving this process to another cgroup. The
     environment variable ``RUSTY_SANDBOX_DISABLE`` (comma-separated: bwrap, unshare, uid, cgroups,
-    prlimit) switches layers off, e.g. to see how the code behaves on a host without bubblewrap.
+    prlimit, ulimit) switches layers off, e.g. to see how the code behaves on a host without bubblewrap.
     """
     global _cached
     with _lock:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import resource
 import signal
+import subprocess
 
 import pytest
 
-from rusty_hf.sandbox.limits import Limits, classify_exit, prlimit_argv
+from rusty_hf.sandbox import run_python
+from rusty_hf.sandbox.capabilities import capabilities
+from rusty_hf.sandbox.limits import Limits, classify_exit, prlimit_argv, shell_ulimit_works, ulimit_script
 
 
 def test_rlimits_follow_the_limits():
@@ -43,3 +47,35 @@ def test_non_positive_limits_are_rejected(field):
 )
 def test_classify_exit(code, stderr, expected):
     assert classify_exit(code, stderr) == expected
+
+
+def _limits_seen_inside(caps) -> dict[str, tuple[int, int]]:
+    """The rlimits a sandboxed process reports for itself, by resource constant name."""
+    names = {name: getattr(resource, name) for name in Limits().rlimits()}
+    code = "import resource\n" + "".join(f"print({n!r}, *resource.getrlimit({v}))\n" for n, v in names.items())
+    result = run_python(code, limits=WEIRD, caps=caps, site_packages=False)
+    assert result.ok, result.stderr
+    return {name: (int(soft), int(hard)) for name, soft, hard in (line.split() for line in result.stdout.splitlines())}
+
+
+WEIRD = Limits(cpu_s=9, memory_mb=700, fsize_mb=5, nofile=99, nproc=33)
+
+
+def test_ulimit_script_is_the_same_limits_as_prlimit():
+    script = ulimit_script(WEIRD)
+    assert "ulimit -S -t 9 && ulimit -H -t 10" in script and "ulimit -v 716800" in script
+    assert "-p 33" in script and "-p" not in ulimit_script(WEIRD, nproc=False)
+    if shell_ulimit_works():  # Debian's dash: the shell sets exactly these, as /proc reports them
+        out = subprocess.run(["/bin/sh", "-c", f"{script} && cat /proc/self/limits"], capture_output=True, text=True)
+        assert "Max open files            99                   99" in out.stdout
+        assert "Max cpu time              9                    10" in out.stdout
+
+
+def test_a_run_gets_the_same_rlimits_whichever_wrapper_sets_them():
+    caps = capabilities()
+    expected = WEIRD.rlimits()
+    if not caps.nproc_rlimit:
+        expected.pop("RLIMIT_NPROC")
+    for variant in (caps, caps.without("ulimit"), caps.without("ulimit", "prlimit")):
+        seen = _limits_seen_inside(variant)
+        assert {k: v for k, v in seen.items() if k in expected} == expected, variant
