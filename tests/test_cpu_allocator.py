@@ -6,11 +6,17 @@ import textwrap
 
 import pytest
 
+from rusty_hf.training import cpu_allocator
+
 SCRIPT = textwrap.dedent(
     """
-    import resource, sys, time
-    import torch
-    from rusty_hf.training.cpu_allocator import keep_freed_memory
+    import importlib.util, resource, sys
+
+    # the module alone (it needs only ctypes): importing the rusty_hf package would cost seconds
+    spec = importlib.util.spec_from_file_location("cpu_allocator", sys.argv[2])
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    keep_freed_memory = module.keep_freed_memory
 
     if sys.argv[1] == "keep":
         assert keep_freed_memory() is True
@@ -24,12 +30,12 @@ SCRIPT = textwrap.dedent(
             return int(f.read().split()[1]) * resource.getpagesize() / 2**20
 
     for _ in range(2):  # warm-up: 64 MiB allocated, touched and freed
-        torch.ones(64 << 20, dtype=torch.uint8)
+        b"x" * (64 << 20)
     after_free = rss_mb()
     faults = []
     for _ in range(7):
         before = minor_faults()
-        torch.ones(64 << 20, dtype=torch.uint8)
+        b"x" * (64 << 20)
         faults.append(minor_faults() - before)
     print(sorted(faults)[3], after_free)  # the median block
     """
@@ -37,7 +43,8 @@ SCRIPT = textwrap.dedent(
 
 
 def _faults_and_rss(mode: str) -> tuple[int, float]:
-    out = subprocess.run([sys.executable, "-c", SCRIPT, mode], capture_output=True, text=True, timeout=120, check=True)
+    argv = [sys.executable, "-c", SCRIPT, mode, cpu_allocator.__file__]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=True)
     faults, rss = out.stdout.split()
     return int(faults), float(rss)
 

@@ -112,7 +112,7 @@ class SandboxCapabilities:
                 True,
                 f"rlimits CPU/AS/FSIZE/NOFILE/CORE{'/NPROC' if self.nproc_rlimit else ''} via "
                 + (f"ulimit in the cgroup-joining /bin/sh, else {self.prlimit or 'preexec_fn'}"
-                   if self.shell_ulimit and (cg.pids_parent or cg.memory_parent or cg.kill_parent)
+                   if self.shell_ulimit and cg.available
                    else f"{self.prlimit or 'preexec_fn'}"),
             ),
             row(

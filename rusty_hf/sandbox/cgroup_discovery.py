@@ -31,6 +31,11 @@ class CgroupSupport:
     kill_parent: str | None = None  # a cgroup2 dir whose children have cgroup.kill
     version: int | None = None  # version of the pids/memory controllers: 1, 2 or None
 
+    @property
+    def available(self) -> bool:
+        """Whether a run gets any cgroup here (and so the shell that joins them)."""
+        return bool(self.pids_parent or self.memory_parent or self.kill_parent)
+
 
 def parse_proc_cgroup(text: str) -> dict[str, str]:
     """Controller name (``""`` for cgroup2) -> cgroup path, from ``/proc/<pid>/cgroup`` text."""

@@ -126,18 +126,20 @@ def _plan(
     launch = _Launch(argv=[], env={}, cwd="/", layers=caps.layers(network), pass_fds=[], uid=uid)
     launch.pidns = bool(caps.bwrap or caps.unshare)
     try:
-        if caps.cgroups.pids_parent or caps.cgroups.memory_parent or caps.cgroups.kill_parent:
+        if caps.cgroups.available:
             launch.cgroup_pool = pool_for(caps.cgroups)
             launch.cgroups = launch.cgroup_pool.borrow(limits)
             cg_layers = set(launch.cgroups.layers) if launch.cgroups is not None else set()
             launch.layers = tuple(n for n in launch.layers if not n.startswith("cgroup-") or n in cg_layers)
         # The shell that joins the cgroups sets the rlimits too (one exec fewer than prlimit). It runs
         # before bwrap, which must still be able to copy the files in and open its own descriptors.
-        shell_rlimits = launch.cgroups is not None and caps.shell_ulimit and _bwrap_fits(files, limits)
+        shell_rlimits = launch.cgroups is not None and caps.shell_ulimit and _wrappers_fit(files, limits)
         inner: list[str] = []
-        if caps.prlimit and not shell_rlimits:
+        if shell_rlimits:
+            pass  # set by the cgroup shell below
+        elif caps.prlimit:
             inner = prlimit_argv(caps.prlimit, limits, nproc=caps.nproc_rlimit)
-        elif not shell_rlimits:
+        else:
             # Set before bwrap, RLIMIT_NPROC would count the caller's processes too; only the uid switch
             # that follows makes it the run's own.
             launch.preexec = preexec_setter(limits, nproc=caps.switches_uid)
@@ -167,8 +169,8 @@ def _plan(
     return launch
 
 
-def _bwrap_fits(files: dict[str, bytes], limits: Limits) -> bool:
-    """Whether bwrap, started under the run's rlimits, can still copy ``files`` in (FSIZE, NOFILE)."""
+def _wrappers_fit(files: dict[str, bytes], limits: Limits) -> bool:
+    """Whether the wrappers, started under the run's rlimits, can still copy ``files`` in (FSIZE, NOFILE)."""
     largest = max((len(content) for content in files.values()), default=0)
     return largest <= limits.fsize_mb * MB and len(files) + 32 <= limits.nofile
 

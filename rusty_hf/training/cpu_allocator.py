@@ -17,7 +17,6 @@ False) where the C library is not glibc, and it changes nothing on GPU runs.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import logging
 
 logger = logging.getLogger(__name__)
@@ -39,12 +38,7 @@ def keep_freed_memory(top_pad_bytes: int = 256 << 20) -> bool:
     global _applied
     if _applied:
         return True
-    name = ctypes.util.find_library("c")
-    try:
-        libc = ctypes.CDLL(name) if name else None
-        mallopt = libc.mallopt if libc is not None else None
-    except (OSError, AttributeError):
-        mallopt = None
+    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)  # the C library this process already runs on
     if mallopt is None:
         logger.info("no glibc mallopt here; the allocator keeps its defaults")
         return False
