@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from rusty_hf.sandbox.cgroup_discovery import CgroupSupport, detect_cgroups
 from rusty_hf.sandbox.limits import shell_ulimit_works
+from rusty_hf.sandbox.netns_pool import netns_pool_works
 
 logger = logging.getLogger("rusty_hf.sandbox")
 
@@ -42,6 +43,7 @@ class SandboxCapabilities:
     nonroot_uid: bool  # sandboxed code runs as a non-root uid
     cgroups: CgroupSupport = dataclasses.field(default_factory=CgroupSupport)
     shell_ulimit: bool = False  # the /bin/sh that joins a run's cgroups can set its rlimits (no prlimit exec)
+    netns_pool: bool = False  # runs lease a reusable network namespace instead of making one (root only)
     notes: tuple[str, ...] = ()  # why a layer is off
 
     @property
@@ -79,19 +81,24 @@ class SandboxCapabilities:
         return tuple(names)
 
     def without(self, *layers: str) -> SandboxCapabilities:
-        """A copy with layers switched off: any of "bwrap", "unshare", "uid", "cgroups", "prlimit", "ulimit"."""
+        """A copy with layers switched off: any of "bwrap", "unshare", "uid", "cgroups", "prlimit", "ulimit",
+        "netns-pool" (the last two keep the layer but set it up the slower way: prlimit, a fresh namespace)."""
         changes: dict[str, object] = {}
         for name in layers:
             if name in ("bwrap", "unshare", "prlimit"):
                 changes[name] = None
             elif name == "ulimit":
                 changes["shell_ulimit"] = False
+            elif name == "netns-pool":
+                changes["netns_pool"] = False
             elif name == "uid":
                 changes["nonroot_uid"] = not self.root  # a non-root caller cannot be root again
             elif name == "cgroups":
                 changes["cgroups"] = CgroupSupport()
             else:
-                raise ValueError(f"unknown sandbox layer {name!r}; use bwrap, unshare, uid, cgroups, prlimit or ulimit")
+                raise ValueError(
+                    f"unknown sandbox layer {name!r}; use bwrap, unshare, uid, cgroups, prlimit, ulimit or netns-pool"
+                )
         return dataclasses.replace(self, **changes)
 
     def describe(self) -> str:
@@ -120,6 +127,11 @@ class SandboxCapabilities:
                 f"bubblewrap{' ' + self.bwrap if self.bwrap else ''}: read-only system, private /tmp, "
                 "in-memory work dir, no network, pid/ipc/uts namespaces, no capabilities"
                 + ("" if self.bwrap else f" -- to enable: {INSTALL_HINT}"),
+            ),
+            row(
+                self.netns_pool and (self.bwrap or self.unshare),
+                "network namespaces leased from a pool (one run at a time, closed once a run used a socket) "
+                "instead of made per run",
             ),
             row(
                 self.unshare and not self.bwrap,
@@ -175,7 +187,8 @@ def _probe(caps: SandboxCapabilities) -> str | None:
 def detect(skip: tuple[str, ...] = ()) -> SandboxCapabilities:
     """Find the tools and cgroups, then keep each layer only if a probe run through it works.
 
-    ``skip`` pretends layers are missing ("bwrap", "unshare", "uid", "cgroups", "prlimit", "ulimit"), to see
+    ``skip`` pretends layers are missing ("bwrap", "unshare", "uid", "cgroups", "prlimit", "ulimit",
+    "netns-pool"), to see
     what another host would get; ``capabilities()`` is ``detect()`` cached.
     """
     root = os.geteuid() == 0
@@ -190,6 +203,11 @@ def detect(skip: tuple[str, ...] = ()) -> SandboxCapabilities:
         shell_ulimit="ulimit" not in skip and shell_ulimit_works(),
     ).without(*skip)
     notes: list[str] = [f"{name} disabled on request" for name in skip]
+    if root and "netns-pool" not in skip:
+        why_not = netns_pool_works()
+        caps = dataclasses.replace(caps, netns_pool=why_not is None)
+        if why_not:
+            notes.append(f"network namespaces are made per run: a reusable one could not be set up ({why_not})")
     if "bwrap" not in skip and caps.bwrap is None:
         notes.append("bwrap not found on PATH")
     for layer in ("ulimit", "cgroups", "prlimit"):  # the plain layers first, so later probes isolate faults
@@ -200,6 +218,9 @@ def detect(skip: tuple[str, ...] = ()) -> SandboxCapabilities:
         caps = caps.without(layer)
     if caps.bwrap:
         why = _probe(caps)
+        if why and caps.netns_pool and _probe(caps.without("netns-pool")) is None:
+            notes.append(f"leased network namespaces failed under bwrap ({why}); made per run instead")
+            caps, why = caps.without("netns-pool"), None
         if why and caps.switches_uid and _probe(caps.without("uid")) is None:
             notes.append(f"uid switch under bwrap failed ({why})")
             caps = caps.without("uid")
@@ -210,8 +231,12 @@ def detect(skip: tuple[str, ...] = ()) -> SandboxCapabilities:
         caps = caps.without("unshare")  # bwrap already gives these namespaces
     else:
         if caps.unshare and (why := _probe(caps.without("uid"))):
-            notes.append(f"unshare fallback failed ({why})")
-            caps = caps.without("unshare")
+            if caps.netns_pool and _probe(caps.without("uid", "netns-pool")) is None:
+                notes.append(f"leased network namespaces failed under unshare ({why}); made per run instead")
+                caps = caps.without("netns-pool")
+            else:
+                notes.append(f"unshare fallback failed ({why})")
+                caps = caps.without("unshare")
         if caps.switches_uid and (why := _probe(caps)):
             # e.g. this interpreter lives under /root (mode 700), unreadable to any other uid
             notes.append(f"uid switch without bwrap failed ({why})")
@@ -228,7 +253,7 @@ def capabilities(refresh: bool = False) -> SandboxCapabilities:
 
     ``refresh=True`` detects again, e.g. after moving this process to another cgroup. The
     environment variable ``RUSTY_SANDBOX_DISABLE`` (comma-separated: bwrap, unshare, uid, cgroups,
-    prlimit, ulimit) switches layers off, e.g. to see how the code behaves on a host without bubblewrap.
+    prlimit, ulimit, netns-pool) switches layers off, e.g. to see how the code behaves on a host without bubblewrap.
     """
     global _cached
     with _lock:

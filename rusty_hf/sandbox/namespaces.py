@@ -23,8 +23,9 @@ from rusty_hf.sandbox.workdir import parent_dirs
 
 WORKDIR = "/sandbox"  # the run's cwd and HOME under bubblewrap
 _LIB_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-# Read by the dynamic loader, and by rustc/cc to find the linker; nothing secret.
-_ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives")
+# The dynamic loader's cache, and the links by which rustc finds cc (and a shell finds awk...); nothing
+# secret. ld.so.conf is left out: only ldconfig reads it, and each bind costs bwrap a mountinfo parse.
+_ETC_FILES = ("/etc/ld.so.cache", "/etc/alternatives")
 _ETC_NETWORK = ("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ssl", "/etc/ca-certificates")
 
 
@@ -125,16 +126,22 @@ def bwrap_argv(
     network: bool,
     disk_mb: int,
     as_root: bool,
+    fresh_netns: bool | None = None,
 ) -> tuple[list[str], list[int]]:
     """The bwrap prefix for one run and the memfds it reads the files from (caller closes them).
+
+    ``fresh_netns``: give the run a network namespace of its own (default: unless ``network``).
+    False with ``network=False`` means the caller spawns bwrap inside a namespace leased for the
+    run (``netns_pool``); only root can, as a user namespace would need a network one of its own.
 
     ``as_root``: bwrap runs as real root, so it skips the user namespace (inside it only uid 0
     would be mapped) and keeps CAP_SETUID/SETGID/SETPCAP for the ``setpriv`` that follows, which
     drops them with the switch to the run's own uid.
     """
+    fresh_netns = not network if fresh_netns is None else fresh_netns
     if as_root:
         args = [bwrap, "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-        args += [] if network else ["--unshare-net"]
+        args += ["--unshare-net"] if fresh_netns else []
         caps = ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
     else:
         args = [bwrap, "--unshare-all", *(["--share-net"] if network else [])]
@@ -173,8 +180,10 @@ def close_fds(fds: Sequence[int]) -> None:
             pass
 
 
-def unshare_argv(unshare: str, *, network: bool) -> list[str]:
+def unshare_argv(unshare: str, *, fresh_netns: bool) -> list[str]:
     """Fallback without bubblewrap (root only): private net/pid/ipc/uts namespaces and /proc.
+
+    ``fresh_netns`` False: the host network (``network=True``), or a namespace leased for the run.
 
     The filesystem is the host's: this isolates the network and the process tree, not files. A
     shell stands in as the namespace's init (pid 1 ignores default-action signals, so the program
@@ -182,4 +191,4 @@ def unshare_argv(unshare: str, *, network: bool) -> list[str]:
     """
     args = [unshare, "--pid", "--fork", "--kill-child", "--mount-proc", "--ipc", "--uts"]
     init = ["/bin/sh", "-c", '"$@"; exit $?', "sh"]  # not the last command, so sh forks it
-    return [*args, *([] if network else ["--net"]), "--", *init]
+    return [*args, *(["--net"] if fresh_netns else []), "--", *init]

@@ -6,7 +6,9 @@ no helper process is spawned and the spawn itself stays on CPython's fast vfork 
 
     sh -c <join the run's cgroups>  ->  bwrap ... (or unshare ...)  ->  prlimit ...  ->  setpriv ...  ->  argv
 
-Each wrapper is present only when its layer is (see ``capabilities.py``). Where that shell is
+Each wrapper is present only when its layer is (see ``capabilities.py``). As root, the spawn itself
+happens inside a network namespace leased for the run (``netns_pool.py``), so the namespaces
+wrapper does not make one. Where that shell is
 there and its ``ulimit`` checks out, it sets the rlimits itself and ``prlimit`` drops out of the
 chain (each exec costs ~1.5 ms, a tenth of the sandbox's cost per run). The parent then reads
 the capped output until the process exits, the wall-clock deadline passes or a stream overflows,
@@ -19,6 +21,7 @@ their pool (``cgroup_pool.py``) and removes its work dir.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -42,6 +45,7 @@ from rusty_hf.sandbox.limits import (
     ulimit_script,
 )
 from rusty_hf.sandbox.namespaces import WORKDIR, bwrap_argv, check_ro_paths, close_fds, unshare_argv
+from rusty_hf.sandbox.netns_pool import Netns, NetnsPool, pool_for_process
 from rusty_hf.sandbox.output import OutputPump
 from rusty_hf.sandbox.processes import kill_uid
 from rusty_hf.sandbox.workdir import check_files, make_host_workdir, remove_host_workdir
@@ -91,10 +95,18 @@ class _Launch:
     bwrap: bool = False
     pidns: bool = False  # everything dies with the namespace's init
     preexec: Callable[[], None] | None = None
+    netns: Netns | None = None  # leased: the spawn happens inside it
+    netns_pool: NetnsPool | None = None
+
+    def spawn_context(self) -> contextlib.AbstractContextManager:
+        return self.netns.entered() if self.netns is not None else contextlib.nullcontext()
 
     def teardown(self) -> None:
         close_fds(self.pass_fds)
         self.pass_fds = []
+        if self.netns is not None and self.netns_pool is not None:
+            netns, self.netns = self.netns, None
+            self.netns_pool.give_back(netns)
         if self.cgroups is not None and self.cgroup_pool is not None:
             cgroups, self.cgroups = self.cgroups, None
             self.cgroup_pool.give_back(cgroups)
@@ -126,6 +138,13 @@ def _plan(
     launch = _Launch(argv=[], env={}, cwd="/", layers=caps.layers(network), pass_fds=[], uid=uid)
     launch.pidns = bool(caps.bwrap or caps.unshare)
     try:
+        if caps.netns_pool and launch.pidns and not network:
+            launch.netns_pool = pool_for_process()
+            try:
+                launch.netns = launch.netns_pool.lease()
+            except OSError as exc:  # e.g. the host's cap on namespaces: this run makes its own
+                logger.warning("sandbox: no reusable network namespace (%s); the run makes its own", exc)
+        fresh_netns = not network and launch.netns is None
         if caps.cgroups.available:
             launch.cgroup_pool = pool_for(caps.cgroups)
             launch.cgroups = launch.cgroup_pool.borrow(limits)
@@ -147,12 +166,13 @@ def _plan(
             inner += setpriv_argv(caps.setpriv, uid, no_new_privs=not caps.bwrap)
         if caps.bwrap:
             outer, launch.pass_fds = bwrap_argv(
-                caps.bwrap, files=files, ro_paths=ro_paths, network=network, disk_mb=limits.disk_mb, as_root=caps.root
-            )
+                caps.bwrap, files=files, ro_paths=ro_paths, network=network, disk_mb=limits.disk_mb,
+                as_root=caps.root, fresh_netns=fresh_netns,
+            )  # fmt: skip
             launch.bwrap = True
             launch.env = _environment(WORKDIR, "/tmp", env)  # both private to the run
         else:
-            outer = unshare_argv(caps.unshare, network=network) if caps.unshare else []
+            outer = unshare_argv(caps.unshare, fresh_netns=fresh_netns) if caps.unshare else []
             launch.host_workdir = launch.cwd = make_host_workdir(files, owner=uid)
             launch.env = _environment(launch.cwd, launch.cwd, env)  # temp files go with the work dir
         if launch.cgroups is not None:
@@ -262,12 +282,13 @@ def _execute(launch: _Launch, limits: Limits, timeout: float) -> SandboxResult:
     """Spawn the planned chain, supervise it to the end, and never leave any of it running."""
     start = time.monotonic()
     try:
-        proc = subprocess.Popen(
-            launch.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=launch.env, cwd=launch.cwd, start_new_session=True, pass_fds=launch.pass_fds,
-            # None (the fast vfork path) unless prlimit is missing; the fallback only calls setrlimit.
-            preexec_fn=launch.preexec,  # noqa: PLW1509
-        )  # fmt: skip
+        with launch.spawn_context():
+            proc = subprocess.Popen(
+                launch.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=launch.env, cwd=launch.cwd, start_new_session=True, pass_fds=launch.pass_fds,
+                # None (the fast vfork path) unless prlimit is missing; the fallback only calls setrlimit.
+                preexec_fn=launch.preexec,  # noqa: PLW1509
+            )  # fmt: skip
     except OSError as exc:
         raise SandboxError(f"could not start {launch.argv[0]!r}: {exc}") from exc
     close_fds(launch.pass_fds)  # the child holds its own copies of the file memfds
