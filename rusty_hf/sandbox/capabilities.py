@@ -44,6 +44,7 @@ class SandboxCapabilities:
     cgroups: CgroupSupport = dataclasses.field(default_factory=CgroupSupport)
     shell_ulimit: bool = False  # the /bin/sh that joins a run's cgroups can set its rlimits (no prlimit exec)
     netns_pool: bool = False  # runs lease a reusable network namespace instead of making one (root only)
+    start_gate: bool = False  # bwrap holds the run at its start while the parent sets the rlimits (no sh exec)
     notes: tuple[str, ...] = ()  # why a layer is off
 
     @property
@@ -54,6 +55,13 @@ class SandboxCapabilities:
     @property
     def switches_uid(self) -> bool:
         return self.root and self.nonroot_uid and self.setpriv is not None
+
+    @property
+    def gated_start(self) -> bool:
+        """Whether runs start through the gate: root's bwrap, cgroups a spawning thread can join (v1)."""
+        cg = self.cgroups  # v1 only: on a hybrid host the v1 pids cgroup kills, and no v2 dir is joined
+        v1_only = cg.version == 1 and (cg.kill_parent is None or cg.pids_parent is not None)
+        return self.start_gate and self.root and self.bwrap is not None and cg.available and v1_only
 
     @property
     def nproc_rlimit(self) -> bool:
@@ -82,7 +90,8 @@ class SandboxCapabilities:
 
     def without(self, *layers: str) -> SandboxCapabilities:
         """A copy with layers switched off: any of "bwrap", "unshare", "uid", "cgroups", "prlimit", "ulimit",
-        "netns-pool" (the last two keep the layer but set it up the slower way: prlimit, a fresh namespace)."""
+        "netns-pool", "start-gate" (the last three keep their layer but set it up the slower way: with
+        prlimit, with a fresh namespace, with the cgroup-joining shell)."""
         changes: dict[str, object] = {}
         for name in layers:
             if name in ("bwrap", "unshare", "prlimit"):
@@ -91,13 +100,16 @@ class SandboxCapabilities:
                 changes["shell_ulimit"] = False
             elif name == "netns-pool":
                 changes["netns_pool"] = False
+            elif name == "start-gate":
+                changes["start_gate"] = False
             elif name == "uid":
                 changes["nonroot_uid"] = not self.root  # a non-root caller cannot be root again
             elif name == "cgroups":
                 changes["cgroups"] = CgroupSupport()
             else:
                 raise ValueError(
-                    f"unknown sandbox layer {name!r}; use bwrap, unshare, uid, cgroups, prlimit, ulimit or netns-pool"
+                    f"unknown sandbox layer {name!r}; "
+                    "use bwrap, unshare, uid, cgroups, prlimit, ulimit, netns-pool or start-gate"
                 )
         return dataclasses.replace(self, **changes)
 
@@ -118,6 +130,8 @@ class SandboxCapabilities:
             row(
                 True,
                 f"rlimits CPU/AS/FSIZE/NOFILE/CORE{'/NPROC' if self.nproc_rlimit else ''} via "
+                + ("prlimit(2) while bwrap holds the run at its start (v1 cgroups joined at the spawn), else "
+                   if self.gated_start else "")
                 + (f"ulimit in the cgroup-joining /bin/sh, else {self.prlimit or 'preexec_fn'}"
                    if self.shell_ulimit and cg.available
                    else f"{self.prlimit or 'preexec_fn'}"),
@@ -188,7 +202,7 @@ def detect(skip: tuple[str, ...] = ()) -> SandboxCapabilities:
     """Find the tools and cgroups, then keep each layer only if a probe run through it works.
 
     ``skip`` pretends layers are missing ("bwrap", "unshare", "uid", "cgroups", "prlimit", "ulimit",
-    "netns-pool"), to see
+    "netns-pool", "start-gate"), to see
     what another host would get; ``capabilities()`` is ``detect()`` cached.
     """
     root = os.geteuid() == 0
@@ -201,6 +215,7 @@ def detect(skip: tuple[str, ...] = ()) -> SandboxCapabilities:
         nonroot_uid=not root or _which("setpriv") is not None,
         cgroups=detect_cgroups() if "cgroups" not in skip else CgroupSupport(),
         shell_ulimit="ulimit" not in skip and shell_ulimit_works(),
+        start_gate=root,
     ).without(*skip)
     notes: list[str] = [f"{name} disabled on request" for name in skip]
     if root and "netns-pool" not in skip:
@@ -218,9 +233,10 @@ def detect(skip: tuple[str, ...] = ()) -> SandboxCapabilities:
         caps = caps.without(layer)
     if caps.bwrap:
         why = _probe(caps)
-        if why and caps.netns_pool and _probe(caps.without("netns-pool")) is None:
-            notes.append(f"leased network namespaces failed under bwrap ({why}); made per run instead")
-            caps, why = caps.without("netns-pool"), None
+        for mechanism, fallback in (("start-gate", "the cgroup-joining shell"), ("netns-pool", "one made per run")):
+            if why and _probe(caps.without(mechanism)) is None:
+                notes.append(f"{mechanism} failed under bwrap ({why}); {fallback} instead")
+                caps, why = caps.without(mechanism), None
         if why and caps.switches_uid and _probe(caps.without("uid")) is None:
             notes.append(f"uid switch under bwrap failed ({why})")
             caps = caps.without("uid")
@@ -253,7 +269,7 @@ def capabilities(refresh: bool = False) -> SandboxCapabilities:
 
     ``refresh=True`` detects again, e.g. after moving this process to another cgroup. The
     environment variable ``RUSTY_SANDBOX_DISABLE`` (comma-separated: bwrap, unshare, uid, cgroups,
-    prlimit, ulimit, netns-pool) switches layers off, e.g. to see how the code behaves on a host without bubblewrap.
+    prlimit, ulimit, netns-pool, start-gate) switches layers off, e.g. to see how the code behaves on a host without bubblewrap.
     """
     global _cached
     with _lock:

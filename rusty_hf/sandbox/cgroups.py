@@ -9,8 +9,11 @@ leaves dying memory cgroups behind in the kernel. cgroup v1 (``pids.max``,
 
 Joining is what costs: moving a whole process between cgroups takes the kernel's global
 threadgroup lock, whose writer waits for an RCU grace period (~10 ms on an idle host, and forks
-everywhere stall meanwhile). Moving only the *current thread* skips that lock, so on v1 the run's
-first process (a single-threaded ``sh``) writes ``0`` to each v1 ``tasks`` file. On a hybrid host
+everywhere stall meanwhile). Moving only the *current thread* skips that lock. Where every cgroup
+of the run is v1 (which lets one thread of a process sit apart), the thread that spawns the run
+does it (``joined_by_this_thread``): it moves itself in, spawns, and moves itself back, and the
+spawned chain is born inside. Otherwise the run's first process (a single-threaded ``sh``) writes
+``0`` to each ``tasks`` (v1) or ``cgroup.procs`` (v2) file before it execs the rest. On a hybrid host
 the v1 pids cgroup also does the killing (``pids.max`` set to 0, so nothing in it can fork, then a
 SIGKILL sweep) and the v2 cgroup is not joined at all. A pure-v2 host pays one grace period per
 run, unless its cgroup2 mount has the ``favordynmods`` option (Linux >= 6.0; a host setting).
@@ -24,10 +27,12 @@ run, unless its cgroup2 mount has the ``favordynmods`` option (Linux >= 6.0; a h
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shlex
 import time
+from collections.abc import Iterator
 
 from rusty_hf.sandbox.cgroup_discovery import CgroupSupport, write_value
 from rusty_hf.sandbox.limits import MB, Limits
@@ -90,6 +95,7 @@ class RunCgroups:
         self.support = support
         self.name = name
         self.dirs: dict[str, str] = {}  # purpose ("pids", "memory", "kill") -> cgroup dir
+        self.homes: dict[str, str] = {}  # purpose -> the dir it was made in: this process's own cgroup
         self.degraded = False  # a setting failed: this set must not be reused
         self._written: dict[str, str] = {}  # control file -> value last written there
         self._baseline: dict[str, int] = {}
@@ -107,6 +113,7 @@ class RunCgroups:
                 if path not in self.dirs.values():  # pure v2: one dir serves every purpose
                     os.mkdir(path)
                 self.dirs[purpose] = path
+                self.homes[purpose] = parent
             except OSError as exc:
                 logger.warning("sandbox: %s cgroup unavailable (%s)", purpose, exc)
 
@@ -179,6 +186,31 @@ class RunCgroups:
             f'for f in {quoted}; do echo 0 > "$f" || '
             f'{{ echo "{JOIN_FAILED_MARKER} $f" >&2; exit {JOIN_FAILED_EXIT}; }}; done; exec "$@"'
         )
+
+    @property
+    def thread_joinable(self) -> bool:
+        """Whether every cgroup of the run is v1, where one thread may join without its process."""
+        return bool(self.dirs) and all(self._v1(purpose) for purpose in self.dirs)
+
+    @contextlib.contextmanager
+    def joined_by_this_thread(self) -> Iterator[None]:
+        """The calling thread inside the run's (v1) cgroups, then back in this process's own ones.
+
+        What the thread spawns meanwhile is born inside. Only this thread moves (``tasks``, ``0``),
+        which needs no global lock. Its memory stays charged where it was: v1 charges a process's
+        memory to the cgroup of its thread-group leader.
+        """
+        if not self.thread_joinable:
+            raise RuntimeError(f"cgroups {self.dirs} are not all v1: a thread cannot join them alone")
+        joined: list[str] = []
+        try:
+            for purpose, d in self.dirs.items():
+                write_value(os.path.join(d, "tasks"), "0")
+                joined.append(purpose)
+            yield
+        finally:
+            for purpose in reversed(joined):
+                write_value(os.path.join(self.homes[purpose], "tasks"), "0")
 
     def procs(self) -> set[int]:
         return procs_in(list(dict.fromkeys(self.dirs.values())))

@@ -127,12 +127,14 @@ def bwrap_argv(
     disk_mb: int,
     as_root: bool,
     fresh_netns: bool | None = None,
+    extra: Sequence[str] = (),
 ) -> tuple[list[str], list[int]]:
     """The bwrap prefix for one run and the memfds it reads the files from (caller closes them).
 
     ``fresh_netns``: give the run a network namespace of its own (default: unless ``network``).
     False with ``network=False`` means the caller spawns bwrap inside a namespace leased for the
     run (``netns_pool``); only root can, as a user namespace would need a network one of its own.
+    ``extra``: more bwrap options (e.g. ``start_gate``'s ``--info-fd``/``--block-fd``).
 
     ``as_root``: bwrap runs as real root, so it skips the user namespace (inside it only uid 0
     would be mapped) and keeps CAP_SETUID/SETGID/SETPCAP for the ``setpriv`` that follows, which
@@ -146,7 +148,7 @@ def bwrap_argv(
     else:
         args = [bwrap, "--unshare-all", *(["--share-net"] if network else [])]
         caps = ["--cap-drop", "ALL"]
-    args += ["--die-with-parent", "--new-session", "--hostname", "sandbox", *caps]
+    args += ["--die-with-parent", "--new-session", "--hostname", "sandbox", *caps, *extra]
     args += _system_binds()
     size = str(disk_mb << 20)
     args += ["--proc", "/proc", "--dev", "/dev"]

@@ -79,7 +79,8 @@ def sweep(dirs: list[str], wait_s: float) -> set[int]:
     signalled: set[int] = set()
     deadline = time.monotonic() + wait_s
     for rounds in itertools.count():
-        if not (pids := procs_in(dirs)):
+        # Never this process: a thread of it that failed to leave a run's cgroup lists it there.
+        if not (pids := procs_in(dirs) - {os.getpid()}):
             return pids
         if rounds % 20 == 19:
             signalled.clear()  # in case a signalled pid exited and was recycled inside the run

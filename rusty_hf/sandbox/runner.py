@@ -8,7 +8,9 @@ no helper process is spawned and the spawn itself stays on CPython's fast vfork 
 
 Each wrapper is present only when its layer is (see ``capabilities.py``). As root, the spawn itself
 happens inside a network namespace leased for the run (``netns_pool.py``), so the namespaces
-wrapper does not make one. Where that shell is
+wrapper does not make one; and where the run's cgroups are v1 the spawning thread carries them
+too (``RunCgroups.joined_by_this_thread``) while bwrap holds the run at its start until the parent
+has set its rlimits (``start_gate.py``), so the chain is only ``bwrap -> setpriv -> argv``. Where that shell is
 there and its ``ulimit`` checks out, it sets the rlimits itself and ``prlimit`` drops out of the
 chain (each exec costs ~1.5 ms, a tenth of the sandbox's cost per run). The parent then reads
 the capped output until the process exits, the wall-clock deadline passes or a stream overflows,
@@ -48,6 +50,7 @@ from rusty_hf.sandbox.namespaces import WORKDIR, bwrap_argv, check_ro_paths, clo
 from rusty_hf.sandbox.netns_pool import Netns, NetnsPool, pool_for_process
 from rusty_hf.sandbox.output import OutputPump
 from rusty_hf.sandbox.processes import kill_uid
+from rusty_hf.sandbox.start_gate import StartGate
 from rusty_hf.sandbox.workdir import check_files, make_host_workdir, remove_host_workdir
 
 logger = logging.getLogger(__name__)
@@ -97,13 +100,23 @@ class _Launch:
     preexec: Callable[[], None] | None = None
     netns: Netns | None = None  # leased: the spawn happens inside it
     netns_pool: NetnsPool | None = None
+    gate: StartGate | None = None  # rlimits set while bwrap holds the run; cgroups joined at the spawn
 
-    def spawn_context(self) -> contextlib.AbstractContextManager:
-        return self.netns.entered() if self.netns is not None else contextlib.nullcontext()
+    def spawn_context(self) -> contextlib.ExitStack:
+        """What the spawning thread wears for the spawn: the leased namespace, the run's cgroups."""
+        stack = contextlib.ExitStack()
+        with stack:
+            if self.netns is not None:
+                stack.enter_context(self.netns.entered())
+            if self.gate is not None and self.cgroups is not None:
+                stack.enter_context(self.cgroups.joined_by_this_thread())
+            return stack.pop_all()
 
     def teardown(self) -> None:
         close_fds(self.pass_fds)
         self.pass_fds = []
+        if self.gate is not None:
+            self.gate.close()
         if self.netns is not None and self.netns_pool is not None:
             netns, self.netns = self.netns, None
             self.netns_pool.give_back(netns)
@@ -150,12 +163,16 @@ def _plan(
             launch.cgroups = launch.cgroup_pool.borrow(limits)
             cg_layers = set(launch.cgroups.layers) if launch.cgroups is not None else set()
             launch.layers = tuple(n for n in launch.layers if not n.startswith("cgroup-") or n in cg_layers)
-        # The shell that joins the cgroups sets the rlimits too (one exec fewer than prlimit). It runs
-        # before bwrap, which must still be able to copy the files in and open its own descriptors.
-        shell_rlimits = launch.cgroups is not None and caps.shell_ulimit and _wrappers_fit(files, limits)
+        if caps.gated_start and launch.cgroups is not None and launch.cgroups.thread_joinable:
+            launch.gate = StartGate(limits, nproc=caps.nproc_rlimit)
+        # Else the shell that joins the cgroups sets the rlimits too (one exec fewer than prlimit). It
+        # runs before bwrap, which must still be able to copy the files in and open its own descriptors.
+        shell_rlimits = (
+            launch.gate is None and launch.cgroups is not None and caps.shell_ulimit and _wrappers_fit(files, limits)
+        )
         inner: list[str] = []
-        if shell_rlimits:
-            pass  # set by the cgroup shell below
+        if launch.gate is not None or shell_rlimits:
+            pass  # set through the gate after the spawn, or by the cgroup shell below
         elif caps.prlimit:
             inner = prlimit_argv(caps.prlimit, limits, nproc=caps.nproc_rlimit)
         else:
@@ -167,15 +184,17 @@ def _plan(
         if caps.bwrap:
             outer, launch.pass_fds = bwrap_argv(
                 caps.bwrap, files=files, ro_paths=ro_paths, network=network, disk_mb=limits.disk_mb,
-                as_root=caps.root, fresh_netns=fresh_netns,
+                as_root=caps.root, fresh_netns=fresh_netns, extra=launch.gate.bwrap_args if launch.gate else (),
             )  # fmt: skip
+            if launch.gate is not None:
+                launch.pass_fds += launch.gate.child_fds
             launch.bwrap = True
             launch.env = _environment(WORKDIR, "/tmp", env)  # both private to the run
         else:
             outer = unshare_argv(caps.unshare, fresh_netns=fresh_netns) if caps.unshare else []
             launch.host_workdir = launch.cwd = make_host_workdir(files, owner=uid)
             launch.env = _environment(launch.cwd, launch.cwd, env)  # temp files go with the work dir
-        if launch.cgroups is not None:
+        if launch.cgroups is not None and launch.gate is None:
             script = launch.cgroups.join_script()
             if shell_rlimits:
                 # RLIMIT_NPROC as in prlimit's place: the shell is root (ignored) until setpriv's switch
@@ -295,6 +314,11 @@ def _execute(launch: _Launch, limits: Limits, timeout: float) -> SandboxResult:
     launch.pass_fds = []
     pump, reaped = None, False
     try:
+        if launch.gate is not None:
+            try:
+                launch.gate.release(start + timeout)
+            except OSError as exc:  # TimeoutError included; the finally below kills what started
+                raise SandboxError(f"could not start the run under its rlimits: {exc}") from exc
         pump = OutputPump(proc, limits.output_bytes)
         why = pump.run(start + timeout)
         code, reaped = _kill_and_reap(proc, launch), True

@@ -76,6 +76,7 @@ def test_a_run_gets_the_same_rlimits_whichever_wrapper_sets_them():
     expected = WEIRD.rlimits()
     if not caps.nproc_rlimit:
         expected.pop("RLIMIT_NPROC")
-    for variant in (caps, caps.without("ulimit"), caps.without("ulimit", "prlimit")):
+    gates = (caps.without("start-gate"),) if caps.gated_start else ()
+    for variant in (caps, *gates, caps.without("start-gate", "ulimit"), caps.without("start-gate", "ulimit", "prlimit")):
         seen = _limits_seen_inside(variant)
         assert {k: v for k, v in seen.items() if k in expected} == expected, variant
