@@ -33,7 +33,8 @@ def _covered(path: str, roots: Sequence[str]) -> bool:
     return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
 
 
-def python_roots() -> list[str]:
+@functools.lru_cache(maxsize=1)
+def python_roots() -> tuple[str, ...]:
     """The directories this interpreter needs (prefixes and the executable's dir), outside /usr."""
     candidates = [
         sys.base_prefix,
@@ -47,7 +48,7 @@ def python_roots() -> list[str]:
     for path in sorted({os.path.abspath(p) for p in candidates if p}, key=len):
         if not _covered(path, ["/usr", *roots]) and os.path.isdir(path):
             roots.append(path)
-    return roots
+    return tuple(roots)
 
 
 @functools.lru_cache(maxsize=1)
