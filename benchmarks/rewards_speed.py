@@ -158,6 +158,7 @@ def measure_layers(caps, tests, codes, workers: int, rounds: int) -> dict[str, d
         # Detected again: with bwrap present capabilities() drops the unshare fallback, so a plain
         # without("bwrap") would measure no namespaces at all.
         ("unshare instead of bwrap", detect(skip=("bwrap",))),
+        ("setpriv instead of the compiled uid helper", caps.without("uid-helper")),
         ("without uid switch", caps.without("uid")),
         ("subprocess + rlimits only", caps.without("bwrap", "unshare", "uid", "cgroups")),
     ]

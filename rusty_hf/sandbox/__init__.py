@@ -14,29 +14,33 @@ Layers, what each isolates and what it does NOT (``SandboxResult.layers`` names 
    the run), never blocking on a child that closes them and hangs. Alone, this layer does NOT
    isolate the filesystem (whatever the uid may read or write), the network, signals to other
    processes of the same uid, or daemons that call ``setsid`` (they leave the process group).
-2. rlimits (``prlimit``; a preexec_fn where it is missing): CPU seconds, address space, file
-   size, open files, no core dumps, and -- only where the run has a uid or user namespace of its
-   own -- process count. They are per process: N processes may use N times the CPU and memory
-   budget (the timeout and the cgroups bound the total).
+2. rlimits: CPU seconds, address space, file size, open files, no core dumps, and -- only where
+   the run has a uid or user namespace of its own -- process count. Set by the parent with
+   ``prlimit(2)`` while bwrap holds the run at its start (``start_gate.py``), else by ``ulimit`` in
+   the cgroup-joining shell, ``prlimit(1)``, or a preexec_fn. They are per process: N processes
+   may use N times the CPU and memory budget (the timeout and the cgroups bound the total).
 3. bubblewrap (``apt-get install bubblewrap``): a filesystem made of read-only binds (/usr, /bin
    and /lib*, this Python's prefix, the loader cache, ``ro_paths``), a private /tmp and an
    in-memory work dir, both size-capped and the only writable places: no /etc/passwd or
-   /etc/shadow, no /root or /home, no repository; its own network namespace (loopback only: no
-   host loopback service and no internet is reachable), pid namespace (everything dies with its
-   init; host processes are invisible and cannot be signalled), ipc and uts namespaces; every
+   /etc/shadow, no /root or /home, no repository; a network namespace of its own (loopback only:
+   no host loopback service and no internet is reachable; as root, leased from a pool for the
+   run and dropped once a run used a socket, ``netns_pool.py``), pid namespace (everything dies
+   with its init; host processes are invisible and cannot be signalled), ipc and uts namespaces; every
    capability dropped; dies with its parent. NOT isolated: the kernel itself (no seccomp
    filter: a kernel exploit escapes), the machine's shared CPU, memory bandwidth and page cache,
    and whatever the Python prefix and ``ro_paths`` contain (readable, e.g. site-packages).
    Without bwrap but as root, ``unshare`` provides the net/pid/ipc/uts namespaces, not the
    filesystem isolation.
-4. A non-root uid: as root, each run switches (``setpriv``) to an unprivileged uid of its own,
-   with no groups and no capabilities, so RLIMIT_NPROC applies per run and root-owned files are
-   out of reach. As root under bwrap there is no user namespace, so a sandboxed process may still
+4. A non-root uid: as root, each run switches to an unprivileged uid of its own, with no groups
+   and no capabilities in any set (a small static helper compiled on first use, ``uidswitch.c``;
+   ``setpriv`` where no C compiler is found), so RLIMIT_NPROC applies per run and root-owned
+   files are out of reach. As root under bwrap there is no user namespace, so a sandboxed process may still
    create nested user namespaces (more kernel attack surface, no added host access).
 5. cgroups, where this process may create them under its own cgroup (v1 or v2): a pids cap (fork
    bombs), a memory cap that also covers the in-memory files (OOM kills stay inside the run),
-   and ``cgroup.kill``/a sweep of the run's processes at the end. The cgroups are pooled: each
-   concurrent run borrows a set, which goes back only once verified empty, and the pool is
+   and ``cgroup.kill``/a sweep of the run's processes at the end. On v1 the spawning thread joins
+   them for the spawn, so the run is born inside; on v2 a shell joins them first. The cgroups
+   are pooled: each concurrent run borrows a set, which goes back only once verified empty, and the pool is
    removed at exit. Without cgroups and without a pid namespace, a daemonised child of a run
    that has no uid of its own may outlive it.
 

@@ -20,6 +20,7 @@ import threading
 from dataclasses import dataclass
 
 from rusty_hf.sandbox.cgroup_discovery import CgroupSupport, detect_cgroups
+from rusty_hf.sandbox.identity import build_uid_helper
 from rusty_hf.sandbox.limits import shell_ulimit_works
 from rusty_hf.sandbox.netns_pool import netns_pool_works
 
@@ -45,6 +46,7 @@ class SandboxCapabilities:
     shell_ulimit: bool = False  # the /bin/sh that joins a run's cgroups can set its rlimits (no prlimit exec)
     netns_pool: bool = False  # runs lease a reusable network namespace instead of making one (root only)
     start_gate: bool = False  # bwrap holds the run at its start while the parent sets the rlimits (no sh exec)
+    uid_helper: str | None = None  # the compiled uidswitch (identity.py), used in setpriv's place
     notes: tuple[str, ...] = ()  # why a layer is off
 
     @property
@@ -54,7 +56,7 @@ class SandboxCapabilities:
 
     @property
     def switches_uid(self) -> bool:
-        return self.root and self.nonroot_uid and self.setpriv is not None
+        return self.root and self.nonroot_uid and (self.uid_helper is not None or self.setpriv is not None)
 
     @property
     def gated_start(self) -> bool:
@@ -90,8 +92,8 @@ class SandboxCapabilities:
 
     def without(self, *layers: str) -> SandboxCapabilities:
         """A copy with layers switched off: any of "bwrap", "unshare", "uid", "cgroups", "prlimit", "ulimit",
-        "netns-pool", "start-gate" (the last three keep their layer but set it up the slower way: with
-        prlimit, with a fresh namespace, with the cgroup-joining shell)."""
+        "netns-pool", "start-gate", "uid-helper" (the last four keep their layer but set it up the slower
+        way: with prlimit, a fresh namespace, the cgroup-joining shell, setpriv)."""
         changes: dict[str, object] = {}
         for name in layers:
             if name in ("bwrap", "unshare", "prlimit"):
@@ -102,6 +104,8 @@ class SandboxCapabilities:
                 changes["netns_pool"] = False
             elif name == "start-gate":
                 changes["start_gate"] = False
+            elif name == "uid-helper":
+                changes["uid_helper"] = None
             elif name == "uid":
                 changes["nonroot_uid"] = not self.root  # a non-root caller cannot be root again
             elif name == "cgroups":
@@ -109,7 +113,7 @@ class SandboxCapabilities:
             else:
                 raise ValueError(
                     f"unknown sandbox layer {name!r}; "
-                    "use bwrap, unshare, uid, cgroups, prlimit, ulimit, netns-pool or start-gate"
+                    "use bwrap, unshare, uid, cgroups, prlimit, ulimit, netns-pool, start-gate or uid-helper"
                 )
         return dataclasses.replace(self, **changes)
 
@@ -154,7 +158,8 @@ class SandboxCapabilities:
             row(
                 self.nonroot_uid,
                 "non-root uid"
-                + (" (own uid per run via setpriv)" if self.switches_uid else "")
+                + (f" (own uid per run via {'the compiled uidswitch' if self.uid_helper else 'setpriv'})"
+                   if self.switches_uid else "")
                 + ("" if self.nonroot_uid else ": code runs as root"),
             ),
             row(cg.pids_parent, "pids cgroup per run" + _where(cg.pids_parent, cg.version)),
@@ -202,7 +207,7 @@ def detect(skip: tuple[str, ...] = ()) -> SandboxCapabilities:
     """Find the tools and cgroups, then keep each layer only if a probe run through it works.
 
     ``skip`` pretends layers are missing ("bwrap", "unshare", "uid", "cgroups", "prlimit", "ulimit",
-    "netns-pool", "start-gate"), to see
+    "netns-pool", "start-gate", "uid-helper"), to see
     what another host would get; ``capabilities()`` is ``detect()`` cached.
     """
     root = os.geteuid() == 0
@@ -212,12 +217,19 @@ def detect(skip: tuple[str, ...] = ()) -> SandboxCapabilities:
         setpriv=_which("setpriv") if root else None,
         bwrap=_which("bwrap"),
         unshare=_which("unshare") if root else None,
-        nonroot_uid=not root or _which("setpriv") is not None,
+        nonroot_uid=not root or _which("setpriv") is not None or "uid-helper" not in skip,  # settled below
         cgroups=detect_cgroups() if "cgroups" not in skip else CgroupSupport(),
         shell_ulimit="ulimit" not in skip and shell_ulimit_works(),
         start_gate=root,
     ).without(*skip)
     notes: list[str] = [f"{name} disabled on request" for name in skip]
+    if root and "uid-helper" not in skip and "uid" not in skip:
+        helper, why_not = build_uid_helper()
+        caps = dataclasses.replace(caps, uid_helper=helper)
+        if why_not:
+            notes.append(why_not)
+        if helper is None and caps.setpriv is None:
+            caps = caps.without("uid")
     if root and "netns-pool" not in skip:
         why_not = netns_pool_works()
         caps = dataclasses.replace(caps, netns_pool=why_not is None)
@@ -233,7 +245,8 @@ def detect(skip: tuple[str, ...] = ()) -> SandboxCapabilities:
         caps = caps.without(layer)
     if caps.bwrap:
         why = _probe(caps)
-        for mechanism, fallback in (("start-gate", "the cgroup-joining shell"), ("netns-pool", "one made per run")):
+        mechanisms = (("start-gate", "the cgroup-joining shell"), ("netns-pool", "one made per run"), ("uid-helper", "setpriv"))
+        for mechanism, fallback in mechanisms:
             if why and _probe(caps.without(mechanism)) is None:
                 notes.append(f"{mechanism} failed under bwrap ({why}); {fallback} instead")
                 caps, why = caps.without(mechanism), None
@@ -253,6 +266,9 @@ def detect(skip: tuple[str, ...] = ()) -> SandboxCapabilities:
             else:
                 notes.append(f"unshare fallback failed ({why})")
                 caps = caps.without("unshare")
+        if caps.uid_helper and (why := _probe(caps)) and _probe(caps.without("uid-helper")) is None:
+            notes.append(f"uid-helper failed without bwrap ({why}); setpriv instead")
+            caps = caps.without("uid-helper")
         if caps.switches_uid and (why := _probe(caps)):
             # e.g. this interpreter lives under /root (mode 700), unreadable to any other uid
             notes.append(f"uid switch without bwrap failed ({why})")
@@ -269,7 +285,7 @@ def capabilities(refresh: bool = False) -> SandboxCapabilities:
 
     ``refresh=True`` detects again, e.g. after moving this process to another cgroup. The
     environment variable ``RUSTY_SANDBOX_DISABLE`` (comma-separated: bwrap, unshare, uid, cgroups,
-    prlimit, ulimit, netns-pool, start-gate) switches layers off, e.g. to see how the code behaves on a host without bubblewrap.
+    prlimit, ulimit, netns-pool, start-gate, uid-helper) switches layers off, e.g. to see how the code behaves on a host without bubblewrap.
     """
     global _cached
     with _lock:

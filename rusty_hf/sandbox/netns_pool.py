@@ -13,8 +13,9 @@ see each other either. It goes back to the pool only when it holds no socket at 
 namespace's own counters in ``/proc/thread-self/net/sockstat``, read from inside: every socket
 family, and TCP connections lingering in TIME_WAIT): a run that used the network leaves a
 namespace that is closed, and the next run gets a new one. (The per-socket tables such as
-``net/tcp`` would say the same, but each read walks the host's whole connection hash: ~4 ms.) A run cannot change a namespace in any other way: that needs CAP_NET_ADMIN, which
-sandboxed code never has.
+``net/tcp`` would say the same, but each read walks the host's whole connection hash: ~4 ms.)
+A run cannot change a namespace in any other way: that needs CAP_NET_ADMIN, which sandboxed
+code never has.
 
     pool = pool_for_process()
     ns = pool.lease()                   # OSError where no namespace can be made

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from rusty_hf.sandbox.capabilities import SandboxCapabilities, capabilities
 from rusty_hf.sandbox.cgroup_pool import CgroupPool, pool_for
 from rusty_hf.sandbox.cgroups import JOIN_FAILED_EXIT, JOIN_FAILED_MARKER, RunCgroups
-from rusty_hf.sandbox.identity import run_uid, setpriv_argv
+from rusty_hf.sandbox.identity import UID_SWITCH_FAILED_MARKER, helper_fd, run_uid, setpriv_argv, uid_helper_argv
 from rusty_hf.sandbox.limits import (
     MB,
     ULIMIT_FAILED_MARKER,
@@ -90,7 +90,8 @@ class _Launch:
     env: dict[str, str]
     cwd: str
     layers: tuple[str, ...]
-    pass_fds: list[int]
+    pass_fds: list[int]  # the spawn passes them on; closed after it (the run's own)
+    shared_fds: tuple[int, ...] = ()  # passed on too, but this process keeps them (the uid helper)
     host_workdir: str | None = None
     cgroups: RunCgroups | None = None
     cgroup_pool: CgroupPool | None = None
@@ -179,7 +180,11 @@ def _plan(
             # Set before bwrap, RLIMIT_NPROC would count the caller's processes too; only the uid switch
             # that follows makes it the run's own.
             launch.preexec = preexec_setter(limits, nproc=caps.switches_uid)
-        if uid is not None:
+        if uid is not None and caps.uid_helper:
+            fd = helper_fd(caps.uid_helper)
+            inner += uid_helper_argv(fd, uid, no_new_privs=not caps.bwrap)
+            launch.shared_fds = (fd,)
+        elif uid is not None:
             inner += setpriv_argv(caps.setpriv, uid, no_new_privs=not caps.bwrap)
         if caps.bwrap:
             outer, launch.pass_fds = bwrap_argv(
@@ -304,7 +309,8 @@ def _execute(launch: _Launch, limits: Limits, timeout: float) -> SandboxResult:
         with launch.spawn_context():
             proc = subprocess.Popen(
                 launch.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=launch.env, cwd=launch.cwd, start_new_session=True, pass_fds=launch.pass_fds,
+                env=launch.env, cwd=launch.cwd, start_new_session=True,
+                pass_fds=[*launch.pass_fds, *launch.shared_fds],
                 # None (the fast vfork path) unless prlimit is missing; the fallback only calls setrlimit.
                 preexec_fn=launch.preexec,  # noqa: PLW1509
             )  # fmt: skip
@@ -333,7 +339,8 @@ def _execute(launch: _Launch, limits: Limits, timeout: float) -> SandboxResult:
             proc.stdout.close()
             proc.stderr.close()
     stdout, stderr = pump.text("stdout"), pump.text("stderr")
-    if code == JOIN_FAILED_EXIT and (JOIN_FAILED_MARKER in stderr or ULIMIT_FAILED_MARKER in stderr):
+    markers = (JOIN_FAILED_MARKER, ULIMIT_FAILED_MARKER, UID_SWITCH_FAILED_MARKER)
+    if code == JOIN_FAILED_EXIT and any(marker in stderr for marker in markers):
         raise SandboxError(stderr.strip().splitlines()[-1])
     return SandboxResult(
         returncode=code, timed_out=why == "timeout", stdout=stdout, stderr=stderr,

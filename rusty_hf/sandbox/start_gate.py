@@ -35,7 +35,9 @@ class StartGate:
 
     def __init__(self, limits: Limits, *, nproc: bool) -> None:
         self.rlimits = [
-            (getattr(resource, name), value) for name, value in limits.rlimits().items() if nproc or name != "RLIMIT_NPROC"
+            (getattr(resource, name), value)
+            for name, value in limits.rlimits().items()
+            if nproc or name != "RLIMIT_NPROC"
         ]
         self._info_r, info_w = os.pipe()
         block_r, self._block_w = os.pipe()
