@@ -6,13 +6,14 @@ no helper process is spawned and the spawn itself stays on CPython's fast vfork 
 
     sh -c <join the run's cgroups>  ->  bwrap ... (or unshare ...)  ->  prlimit ...  ->  setpriv ...  ->  argv
 
-Each wrapper is present only when its layer is (see ``capabilities.py``). As root, the spawn itself
+Each wrapper is present only when its layer is (see ``capabilities.py``), and ``setpriv`` is
+``uidswitch`` where that helper could be compiled (``identity.py``). As root, the spawn itself
 happens inside a network namespace leased for the run (``netns_pool.py``), so the namespaces
 wrapper does not make one; and where the run's cgroups are v1 the spawning thread carries them
 too (``RunCgroups.joined_by_this_thread``) while bwrap holds the run at its start until the parent
-has set its rlimits (``start_gate.py``), so the chain is only ``bwrap -> setpriv -> argv``. Where that shell is
-there and its ``ulimit`` checks out, it sets the rlimits itself and ``prlimit`` drops out of the
-chain (each exec costs ~1.5 ms, a tenth of the sandbox's cost per run). The parent then reads
+has set its rlimits (``start_gate.py``), so the chain is only ``bwrap -> uidswitch -> argv``.
+Elsewhere, where the cgroup shell is there and its ``ulimit`` checks out, it sets the rlimits
+itself and ``prlimit`` drops out of the chain (each exec costs ~1.5 ms). The parent then reads
 the capped output until the process exits, the wall-clock deadline passes or a stream overflows,
 kills whatever is left (process group, cgroup, pid namespace), gives the run's cgroups back to
 their pool (``cgroup_pool.py``) and removes its work dir.
@@ -166,6 +167,7 @@ def _plan(
             launch.layers = tuple(n for n in launch.layers if not n.startswith("cgroup-") or n in cg_layers)
         if caps.gated_start and launch.cgroups is not None and launch.cgroups.thread_joinable:
             launch.gate = StartGate(limits, nproc=caps.nproc_rlimit)
+            launch.pass_fds += launch.gate.child_fds
         # Else the shell that joins the cgroups sets the rlimits too (one exec fewer than prlimit). It
         # runs before bwrap, which must still be able to copy the files in and open its own descriptors.
         shell_rlimits = (
@@ -187,12 +189,11 @@ def _plan(
         elif uid is not None:
             inner += setpriv_argv(caps.setpriv, uid, no_new_privs=not caps.bwrap)
         if caps.bwrap:
-            outer, launch.pass_fds = bwrap_argv(
+            outer, file_fds = bwrap_argv(
                 caps.bwrap, files=files, ro_paths=ro_paths, network=network, disk_mb=limits.disk_mb,
                 as_root=caps.root, fresh_netns=fresh_netns, extra=launch.gate.bwrap_args if launch.gate else (),
             )  # fmt: skip
-            if launch.gate is not None:
-                launch.pass_fds += launch.gate.child_fds
+            launch.pass_fds += file_fds
             launch.bwrap = True
             launch.env = _environment(WORKDIR, "/tmp", env)  # both private to the run
         else:
