@@ -31,6 +31,7 @@ import contextlib
 import logging
 import os
 import shlex
+import threading
 import time
 from collections.abc import Iterator
 
@@ -189,7 +190,14 @@ class RunCgroups:
 
     @property
     def thread_joinable(self) -> bool:
-        """Whether every cgroup of the run is v1, where one thread may join without its process."""
+        """Whether the calling thread may join the run's cgroups alone: all v1, and not the main thread.
+
+        v1 charges a process's memory to the memory cgroup of its thread-group leader, so the main
+        thread must never sit in a run's: every allocation of the whole process would be charged
+        (and could be OOM-killed) there meanwhile. Runs started from the main thread take the shell.
+        """
+        if threading.get_native_id() == os.getpid():
+            return False
         return bool(self.dirs) and all(self._v1(purpose) for purpose in self.dirs)
 
     @contextlib.contextmanager
@@ -197,11 +205,11 @@ class RunCgroups:
         """The calling thread inside the run's (v1) cgroups, then back in this process's own ones.
 
         What the thread spawns meanwhile is born inside. Only this thread moves (``tasks``, ``0``),
-        which needs no global lock. Its memory stays charged where it was: v1 charges a process's
-        memory to the cgroup of its thread-group leader.
+        which needs no global lock. The process's memory stays charged where it was: v1 charges it
+        to the cgroup of the thread-group leader, which never moves (``thread_joinable``).
         """
         if not self.thread_joinable:
-            raise RuntimeError(f"cgroups {self.dirs} are not all v1: a thread cannot join them alone")
+            raise RuntimeError(f"cgroups {self.dirs} cannot be joined by this thread alone (v2, or the main thread)")
         joined: list[str] = []
         try:
             for purpose, d in self.dirs.items():

@@ -1,7 +1,7 @@
 """The attack harness: run one hostile program and check the rules every attack must obey.
 
-Every attack test goes through :func:`attack`, which runs the program with a unique token on its
-command line and then checks: the call returned within ``timeout + 2`` s, no process carrying the
+Every attack test goes through :func:`attack`, which runs the program (from a pool thread, as the
+rewards do) with a unique token on its command line and then checks: the call returned within ``timeout + 2`` s, no process carrying the
 token survives, every cgroup set of this process is back in its pool, empty, and a normal run afterwards still
 works. Tests that would hurt the machine if their containment layer were missing first call
 :func:`require_layers`, which skips with the reason.
@@ -13,6 +13,7 @@ import os
 import time
 import uuid
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -87,9 +88,10 @@ def attack(
     is replaced by a fresh token that is also the program's first argument (``sys.argv[1]``)."""
     token = f"rusty-attack-{uuid.uuid4().hex}"
     start = time.monotonic()
-    result = run_python(
-        code.replace("TOKEN", token), args=[token], timeout=timeout, limits=limits, files=files, caps=caps
-    )
+    with ThreadPoolExecutor(1) as worker:  # from a pool thread, as the rewards run (the start gate applies)
+        result = worker.submit(
+            run_python, code.replace("TOKEN", token), args=[token], timeout=timeout, limits=limits, files=files, caps=caps
+        ).result()
     elapsed = time.monotonic() - start
     assert elapsed < timeout + 2, f"run took {elapsed:.2f}s for a {timeout}s timeout"
     for t in (token, *extra_tokens):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import resource
 import signal
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -53,7 +54,8 @@ def _limits_seen_inside(caps) -> dict[str, tuple[int, int]]:
     """The rlimits a sandboxed process reports for itself, by resource constant name."""
     names = {name: getattr(resource, name) for name in Limits().rlimits()}
     code = "import resource\n" + "".join(f"print({n!r}, *resource.getrlimit({v}))\n" for n, v in names.items())
-    result = run_python(code, limits=WEIRD, caps=caps, site_packages=False)
+    with ThreadPoolExecutor(1) as worker:  # off the main thread, as the rewards run: the start gate may apply
+        result = worker.submit(run_python, code, limits=WEIRD, caps=caps, site_packages=False).result()
     assert result.ok, result.stderr
     return {name: (int(soft), int(hard)) for name, soft, hard in (line.split() for line in result.stdout.splitlines())}
 

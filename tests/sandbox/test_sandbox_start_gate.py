@@ -1,5 +1,9 @@
 """The gated start: rlimits set by the parent while bwrap holds the run, cgroups joined by the spawning
-thread; it fails closed, and the thread always goes back to its own cgroups."""
+thread (never the main one); it fails closed, and the thread always goes back to its own cgroups.
+
+The rewards spawn from pool threads; so do these tests (``_off_main``): from the main thread a run
+takes the cgroup shell instead (its memory would be charged to the run while it sat there).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import glob
 import os
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -22,6 +27,12 @@ def gated():
     if not caps.gated_start:
         pytest.skip("runs start through the cgroup-joining shell here (needs root, bwrap and v1 cgroups)")
     return caps
+
+
+def _off_main(fn, *args):
+    """Call ``fn`` in a worker thread, as the rewards do; its exceptions come back here."""
+    with ThreadPoolExecutor(1) as worker:
+        return worker.submit(fn, *args).result()
 
 
 def _thread_cgroups() -> str:
@@ -44,7 +55,6 @@ def _in_run_cgroups(comm: str) -> set[str]:
 
 
 def test_the_run_is_born_in_its_cgroups_and_the_thread_goes_home(gated):
-    home = _thread_cgroups()
     done = threading.Event()
     seen: set[str] = set()
 
@@ -54,10 +64,15 @@ def test_the_run_is_born_in_its_cgroups_and_the_thread_goes_home(gated):
             seen.update(_in_run_cgroups("sleep"))
             time.sleep(0.02)
 
+    def spawn():
+        home = _thread_cgroups()
+        result = run(["/bin/sleep", "0.5"], caps=gated)
+        return result, home, _thread_cgroups()
+
     watcher = threading.Thread(target=watch)
     watcher.start()
     try:
-        result = run(["/bin/sleep", "0.5"], caps=gated)
+        result, home, after = _off_main(spawn)
     finally:
         done.set()
         watcher.join()
@@ -65,20 +80,37 @@ def test_the_run_is_born_in_its_cgroups_and_the_thread_goes_home(gated):
     expected = {"pids"} if gated.cgroups.pids_parent else set()
     expected |= {"memory"} if gated.cgroups.memory_parent else set()
     assert seen == expected
-    assert _thread_cgroups() == home
+    assert after == home
 
 
 def test_the_thread_goes_home_when_the_spawn_fails(gated, monkeypatch):
-    home = _thread_cgroups()
+    inside = []
 
     def refuse(*args, **kwargs):
-        assert _thread_cgroups() != home  # the spawn happens inside the run's cgroups
+        inside.append(_thread_cgroups())
         raise OSError("no spawn today")
 
+    def spawn():
+        home = _thread_cgroups()
+        with pytest.raises(SandboxError, match="no spawn today"):
+            run(["/bin/true"], caps=gated)
+        return home, _thread_cgroups()
+
     monkeypatch.setattr(sandbox_runner.subprocess, "Popen", refuse)
-    with pytest.raises(SandboxError, match="no spawn today"):
-        run(["/bin/true"], caps=gated)
-    assert _thread_cgroups() == home
+    home, after = _off_main(spawn)
+    assert inside and inside[0] != home  # the spawn happened inside the run's cgroups
+    assert after == home
+
+
+def test_the_main_thread_never_joins_a_run_cgroup(gated, monkeypatch):
+    assert threading.get_native_id() == os.getpid()  # pytest runs tests in the main thread
+    gates = []
+    monkeypatch.setattr(sandbox_runner, "StartGate", lambda *a, **k: gates.append(1) or StartGate(*a, **k))
+    home = _thread_cgroups()
+    result = run(["/bin/sh", "-c", "grep -E 'Max (processes|open files)' /proc/self/limits"], caps=gated)
+    assert result.ok and "256" in result.stdout, result.stderr  # the shell set the rlimits instead
+    assert gates == [] and _thread_cgroups() == home
+    assert _off_main(run, ["/bin/true"]).ok and gates == [1]
 
 
 def test_a_gate_never_released_never_starts_the_run(gated, monkeypatch):
@@ -90,20 +122,23 @@ def test_a_gate_never_released_never_starts_the_run(gated, monkeypatch):
 
     monkeypatch.setattr(StartGate, "release", vanish)
     begun = time.monotonic()
-    result = run(["/bin/sh", "-c", "echo STARTED"], caps=gated, timeout=1.0)
+    result = _off_main(lambda: run(["/bin/sh", "-c", "echo STARTED"], caps=gated, timeout=1.0))
     assert result.timed_out and "STARTED" not in result.stdout
     assert time.monotonic() - begun < 3.0
     assert _in_run_cgroups("bwrap") == set()  # the held sandbox went with the rest of the run
 
 
 def test_a_limit_that_cannot_be_set_stops_the_run(gated, monkeypatch):
-    home = _thread_cgroups()
-
     def refuse(pid, which, value):
         raise PermissionError("prlimit refused")
 
+    def spawn():
+        home = _thread_cgroups()
+        with pytest.raises(SandboxError, match="rlimits: prlimit refused"):
+            run(["/bin/sh", "-c", "echo STARTED"], caps=gated)
+        return home, _thread_cgroups()
+
     monkeypatch.setattr(start_gate.resource, "prlimit", refuse)
-    with pytest.raises(SandboxError, match="rlimits: prlimit refused"):
-        run(["/bin/sh", "-c", "echo STARTED"], caps=gated)
-    assert _thread_cgroups() == home
+    home, after = _off_main(spawn)
+    assert after == home
     assert _in_run_cgroups("bwrap") == set()
