@@ -20,8 +20,9 @@ Layers, what each isolates and what it does NOT (``SandboxResult.layers`` names 
    the cgroup-joining shell, ``prlimit(1)``, or a preexec_fn. They are per process: N processes
    may use N times the CPU and memory budget (the timeout and the cgroups bound the total).
 3. bubblewrap (``apt-get install bubblewrap``): a filesystem made of read-only binds (/usr, /bin
-   and /lib*, this Python's prefix, the loader cache, ``ro_paths``), a private /tmp and an
-   in-memory work dir, both size-capped and the only writable places: no /etc/passwd or
+   and /lib*, this Python's prefix, the loader cache, ``ro_paths``), a minimal /dev (null, zero,
+   random, urandom; no pseudo-terminals), a private /tmp, /dev/shm and in-memory work dir, all
+   size-capped and the only writable places: no /etc/passwd or
    /etc/shadow, no /root or /home, no repository; a network namespace of its own (loopback only:
    no host loopback service and no internet is reachable; as root, leased from a pool for the
    run and dropped once a run used a socket, ``netns_pool.py``), pid namespace (everything dies

@@ -26,6 +26,12 @@ _LIB_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # The dynamic loader's cache, and the links by which rustc finds cc (and a shell finds awk...); nothing
 # secret. ld.so.conf is left out: only ldconfig reads it, and each bind costs bwrap a mountinfo parse.
 _ETC_FILES = ("/etc/ld.so.cache", "/etc/alternatives")
+# /dev: the device nodes programs use (binds: bwrap cannot mknod), the /proc/self/fd links, and a
+# size-capped /dev/shm for POSIX semaphores and shared memory. bwrap's own --dev adds /dev/full,
+# /dev/tty and a devpts instance; each device bind costs it a mount, a remount and a mountinfo parse,
+# and this set measured ~0.9 ms of CPU a run less (~2%). No pseudo-terminals in the sandbox, then.
+_DEV_NODES = ("null", "zero", "random", "urandom")
+_DEV_LINKS = (("/proc/self/fd", "fd"), ("/proc/self/fd/0", "stdin"), ("/proc/self/fd/1", "stdout"), ("/proc/self/fd/2", "stderr"))
 _ETC_NETWORK = ("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ssl", "/etc/ca-certificates")
 
 
@@ -152,7 +158,12 @@ def bwrap_argv(
     args += ["--die-with-parent", "--new-session", "--hostname", "sandbox", *caps, *extra]
     args += _system_binds()
     size = str(disk_mb << 20)
-    args += ["--proc", "/proc", "--dev", "/dev"]
+    args += ["--proc", "/proc", "--perms", "0755", "--size", size, "--tmpfs", "/dev"]
+    for node in _DEV_NODES:
+        args += ["--dev-bind", f"/dev/{node}", f"/dev/{node}"]
+    for target, name in _DEV_LINKS:
+        args += ["--symlink", target, f"/dev/{name}"]
+    args += ["--perms", "1777", "--dir", "/dev/shm"]
     args += ["--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
     args += ["--perms", "0777", "--size", size, "--tmpfs", WORKDIR]
     # Binds come after the tmpfs mounts, so a ro_path under /tmp is not hidden by them.

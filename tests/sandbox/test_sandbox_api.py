@@ -79,6 +79,29 @@ def test_bad_arguments_get_one_clear_error():
         capabilities().without("seccomp")
 
 
+def test_dev_holds_the_usual_nodes_and_a_capped_shm():
+    require_layers("/dev under bubblewrap", "bwrap-fs")
+    code = textwrap.dedent(
+        """
+        import os
+        print(sorted(os.listdir("/dev")))
+        with open("/dev/null", "w") as f: f.write("x")
+        print(len(open("/dev/urandom", "rb").read(8)), open("/dev/zero", "rb").read(2))
+        with open("/dev/shm/block", "wb") as f:
+            try:
+                f.write(b"x" * (3 << 20))
+                print("shm full? no")
+            except OSError as exc:
+                print("shm capped", exc.errno)
+        """
+    )
+    result = run_python(code, limits=Limits(disk_mb=2, fsize_mb=8))
+    assert result.ok, result.stderr
+    listing, sizes, shm = result.stdout.splitlines()
+    assert listing == str(["fd", "null", "random", "shm", "stderr", "stdin", "stdout", "urandom", "zero"])
+    assert sizes == "8 b'\\x00\\x00'" and shm.startswith("shm capped")
+
+
 def test_environment_is_clean(monkeypatch):
     monkeypatch.setenv("RUSTY_TEST_SECRET", "hunter2")
     result = run_python("import os\nprint(sorted(os.environ))")
