@@ -203,6 +203,28 @@ def _probe(caps: SandboxCapabilities) -> str | None:
     return (result.stderr.strip().splitlines() or [f"exit code {result.returncode}"])[-1][:200]
 
 
+# The faster ways of setting up a layer, each with the slower way that replaces it when a probe fails.
+_MECHANISMS = (
+    ("start-gate", "gated_start", "the cgroup-joining shell"),
+    ("netns-pool", "netns_pool", "a namespace made per run"),
+    ("uid-helper", "uid_helper", "setpriv"),
+)
+
+
+def _drop_failing_mechanisms(
+    caps: SandboxCapabilities, why: str | None, where: str, notes: list[str], also: tuple[str, ...] = ()
+) -> tuple[SandboxCapabilities, str | None]:
+    """After a failed probe (``why``), switch off the first mechanism in use whose absence makes it pass.
+
+    ``also``: layers the probe runs without. Returns the capabilities and why the probe still fails (None).
+    """
+    for name, attribute, fallback in _MECHANISMS:
+        if why and getattr(caps, attribute) and _probe(caps.without(*also, name)) is None:
+            notes.append(f"{name} failed {where} ({why}); {fallback} instead")
+            return caps.without(name), None
+    return caps, why
+
+
 def detect(skip: tuple[str, ...] = ()) -> SandboxCapabilities:
     """Find the tools and cgroups, then keep each layer only if a probe run through it works.
 
@@ -244,12 +266,7 @@ def detect(skip: tuple[str, ...] = ()) -> SandboxCapabilities:
         notes.append(f"{layer} switched off: a plain run failed with it ({why})")
         caps = caps.without(layer)
     if caps.bwrap:
-        why = _probe(caps)
-        mechanisms = (("start-gate", "the cgroup-joining shell"), ("netns-pool", "one made per run"), ("uid-helper", "setpriv"))
-        for mechanism, fallback in mechanisms:
-            if why and _probe(caps.without(mechanism)) is None:
-                notes.append(f"{mechanism} failed under bwrap ({why}); {fallback} instead")
-                caps, why = caps.without(mechanism), None
+        caps, why = _drop_failing_mechanisms(caps, _probe(caps), "under bwrap", notes)
         if why and caps.switches_uid and _probe(caps.without("uid")) is None:
             notes.append(f"uid switch under bwrap failed ({why})")
             caps = caps.without("uid")
@@ -260,19 +277,15 @@ def detect(skip: tuple[str, ...] = ()) -> SandboxCapabilities:
         caps = caps.without("unshare")  # bwrap already gives these namespaces
     else:
         if caps.unshare and (why := _probe(caps.without("uid"))):
-            if caps.netns_pool and _probe(caps.without("uid", "netns-pool")) is None:
-                notes.append(f"leased network namespaces failed under unshare ({why}); made per run instead")
-                caps = caps.without("netns-pool")
-            else:
+            caps, why = _drop_failing_mechanisms(caps, why, "under unshare", notes, also=("uid",))
+            if why:
                 notes.append(f"unshare fallback failed ({why})")
                 caps = caps.without("unshare")
-        if caps.uid_helper and (why := _probe(caps)) and _probe(caps.without("uid-helper")) is None:
-            notes.append(f"uid-helper failed without bwrap ({why}); setpriv instead")
-            caps = caps.without("uid-helper")
         if caps.switches_uid and (why := _probe(caps)):
-            # e.g. this interpreter lives under /root (mode 700), unreadable to any other uid
-            notes.append(f"uid switch without bwrap failed ({why})")
-            caps = caps.without("uid")
+            caps, why = _drop_failing_mechanisms(caps, why, "without bwrap", notes)
+            if why:  # e.g. this interpreter lives under /root (mode 700), unreadable to any other uid
+                notes.append(f"uid switch without bwrap failed ({why})")
+                caps = caps.without("uid")
     return dataclasses.replace(caps, notes=tuple(notes))
 
 
@@ -285,7 +298,8 @@ def capabilities(refresh: bool = False) -> SandboxCapabilities:
 
     ``refresh=True`` detects again, e.g. after moving this process to another cgroup. The
     environment variable ``RUSTY_SANDBOX_DISABLE`` (comma-separated: bwrap, unshare, uid, cgroups,
-    prlimit, ulimit, netns-pool, start-gate, uid-helper) switches layers off, e.g. to see how the code behaves on a host without bubblewrap.
+    prlimit, ulimit, netns-pool, start-gate, uid-helper) switches layers off, e.g. to see how the
+    code behaves on a host without bubblewrap.
     """
     global _cached
     with _lock:

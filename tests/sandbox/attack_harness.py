@@ -21,6 +21,14 @@ from rusty_hf.sandbox import Limits, SandboxCapabilities, SandboxResult, capabil
 from rusty_hf.sandbox.cgroup_pool import pool_for
 
 
+def require_mechanism(attribute: str, what: str) -> SandboxCapabilities:
+    """``capabilities()`` if its ``attribute`` (a set-up mechanism) is in use here, else skip naming why not."""
+    caps = capabilities()
+    if not getattr(caps, attribute):
+        pytest.skip(f"{what} not in use here: {'; '.join(caps.notes) or 'needs root (and bwrap, v1 cgroups, cc)'}")
+    return caps
+
+
 def require_layers(attack: str, *alternatives: str | tuple[str, ...], caps: SandboxCapabilities | None = None) -> None:
     """Skip unless one alternative (a layer name, or a tuple of names all needed) is active."""
     active = set((caps or capabilities()).layers())

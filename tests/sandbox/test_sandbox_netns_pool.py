@@ -9,8 +9,9 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from attack_harness import require_mechanism
 
-from rusty_hf.sandbox import SandboxError, capabilities, run
+from rusty_hf.sandbox import SandboxError, run
 from rusty_hf.sandbox import runner as sandbox_runner
 from rusty_hf.sandbox.netns_pool import Netns, pool_for_process
 
@@ -28,10 +29,7 @@ TIME_WAIT = (
 
 @pytest.fixture
 def pooled():
-    caps = capabilities()
-    if not caps.netns_pool:
-        pytest.skip(f"network namespaces are not leased here: {'; '.join(caps.notes) or 'not root'}")
-    return caps
+    return require_mechanism("netns_pool", "leased network namespaces")
 
 
 def _thread_netns() -> str:

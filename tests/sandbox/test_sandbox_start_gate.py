@@ -14,8 +14,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from attack_harness import require_mechanism
 
-from rusty_hf.sandbox import SandboxError, capabilities, run
+from rusty_hf.sandbox import SandboxError, run
 from rusty_hf.sandbox import runner as sandbox_runner
 from rusty_hf.sandbox import start_gate
 from rusty_hf.sandbox.start_gate import StartGate
@@ -23,10 +24,7 @@ from rusty_hf.sandbox.start_gate import StartGate
 
 @pytest.fixture
 def gated():
-    caps = capabilities()
-    if not caps.gated_start:
-        pytest.skip("runs start through the cgroup-joining shell here (needs root, bwrap and v1 cgroups)")
-    return caps
+    return require_mechanism("gated_start", "the start gate")
 
 
 def _off_main(fn, *args):
@@ -44,7 +42,9 @@ def _in_run_cgroups(comm: str) -> set[str]:
     """Controllers whose pool sets hold a process named ``comm`` right now."""
     found = set()
     for path in glob.glob("/sys/fs/cgroup/*/**/rusty-sandbox-pool-*/cgroup.procs", recursive=True):
-        for pid in open(path).read().split():
+        with open(path) as f:
+            pids = f.read().split()
+        for pid in pids:
             try:
                 with open(f"/proc/{pid}/comm") as f:
                     if f.read().strip() == comm:
@@ -118,7 +118,6 @@ def test_a_gate_never_released_never_starts_the_run(gated, monkeypatch):
     def vanish(self, deadline):
         os.close(self._block_w)
         self._block_w = os.open("/dev/null", os.O_WRONLY)  # so that close() stays harmless
-        return None
 
     monkeypatch.setattr(StartGate, "release", vanish)
     begun = time.monotonic()
