@@ -136,9 +136,12 @@ class TokenClock(BaseStreamer):
 
 @torch.inference_mode()
 def generate(model: torch.nn.Module, ids: torch.Tensor, new_tokens: int, streamer: BaseStreamer | None = None) -> None:
-    out = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=new_tokens,
-                         min_new_tokens=new_tokens, do_sample=False, use_cache=True,
-                         eos_token_id=0, pad_token_id=0, streamer=streamer)
+    """Greedy, exactly `new_tokens` per row: no stop token (`eos_token_id=None` also overrides the
+    model's default), the usual fixed-length throughput setting. Forcing the length with
+    `min_new_tokens` instead would time two logits processors that mask the EOS logit over the
+    whole vocabulary at every step (~0.5 ms at batch 1, ~1 ms at batch 16 on 2 cores)."""
+    out = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=new_tokens, do_sample=False,
+                         use_cache=True, eos_token_id=None, pad_token_id=0, streamer=streamer)
     if out.shape[1] != ids.shape[1] + new_tokens:
         raise RuntimeError(f"generate returned {out.shape[1] - ids.shape[1]} new tokens, wanted {new_tokens}")
 

@@ -41,7 +41,7 @@ def test_remote_code_round_trip_is_bit_exact_in_a_process_without_rusty_hf(tmp_p
     model.save_pretrained(folder)
     config = json.loads((folder / "config.json").read_text())
     assert config["auto_map"]["AutoModelForCausalLM"] == "modeling_tiny_rwkv.TinyRWKVForCausalLM"
-    for code in ("configuration_tiny_rwkv.py", "modeling_tiny_rwkv.py", "wkv.py", "wkv_cpu.py"):
+    for code in ("configuration_tiny_rwkv.py", "modeling_tiny_rwkv.py", "wkv.py", "cpu_kernels.py"):
         assert (folder / code).is_file(), code
 
     ids = torch.randint(2, 99, (2, 12))

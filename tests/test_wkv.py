@@ -5,7 +5,7 @@ import shutil
 import pytest
 import torch
 
-from rusty_hf.models.tiny_rwkv import wkv_cpu
+from rusty_hf.models.tiny_rwkv import cpu_kernels
 from rusty_hf.models.tiny_rwkv.wkv import WKVFunction, empty_wkv_state, wkv, wkv_reference
 
 
@@ -77,14 +77,14 @@ def test_masked_positions_leave_the_state_untouched_and_output_zero():
         torch.testing.assert_close(got, want)
 
 
-# --- the compiled CPU kernel (wkv_cpu) -------------------------------------------------------------
+# --- the compiled CPU kernel (cpu_kernels) -------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def kernel():
     if shutil.which("c++") is None:
         pytest.skip("no C++ compiler on this machine: the PyTorch operator is the only path")
-    module = wkv_cpu.load_kernel()
+    module = cpu_kernels.load_kernel()
     assert module is not None, "a C++ compiler exists but the WKV kernel did not build (see the warning log)"
     return module
 
@@ -93,14 +93,14 @@ def test_cpu_kernel_gradcheck_float64_with_mask_and_carried_state(kernel):
     w, u, k, v = _inputs(C=70)  # 70 channels: one full block of 64 and a partial one
     mask = torch.tensor([[0, 0, 1, 1, 0, 1, 1], [1, 1, 1, 1, 1, 1, 1]])
     a, b, p = (torch.rand(2, 70, dtype=torch.float64), torch.rand(2, 70, dtype=torch.float64) + 1, torch.zeros(2, 70, dtype=torch.float64))
-    assert torch.autograd.gradcheck(lambda *x: wkv_cpu.WKVCpuFunction.apply(*x, a, b, p, mask)[0], (w, u, k, v))
+    assert torch.autograd.gradcheck(lambda *x: cpu_kernels.WKVCpuFunction.apply(*x, a, b, p, mask)[0], (w, u, k, v))
 
 
 def test_cpu_kernel_matches_the_pytorch_operator_in_float32(kernel):
     w, u, k, v = (x.detach().float().requires_grad_() for x in _inputs(T=33, C=130, key_scale=20.0))
     mask = (torch.rand(2, 33) > 0.2).long()
     state = empty_wkv_state(2, 130)
-    outs = [fn.apply(w, u, k, v, *state, mask) for fn in (WKVFunction, wkv_cpu.WKVCpuFunction)]
+    outs = [fn.apply(w, u, k, v, *state, mask) for fn in (WKVFunction, cpu_kernels.WKVCpuFunction)]
     for got, want in zip(outs[1], outs[0]):
         torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
     gy = torch.randn(2, 33, 130)
@@ -112,7 +112,7 @@ def test_cpu_kernel_matches_the_pytorch_operator_in_float32(kernel):
 def test_dispatcher_falls_back_to_the_pytorch_operator_without_the_kernel(monkeypatch):
     w, u, k, v = (x.detach().float() for x in _inputs(T=9))
     with_kernel, _ = wkv(w, u, k, v)
-    monkeypatch.setattr(wkv_cpu, "_tried", True)
-    monkeypatch.setattr(wkv_cpu, "_kernel", None)
+    monkeypatch.setattr(cpu_kernels, "_tried", True)
+    monkeypatch.setattr(cpu_kernels, "_kernel", None)
     without, _ = wkv(w, u, k, v)
     torch.testing.assert_close(without, with_kernel, rtol=1e-5, atol=1e-6)

@@ -38,6 +38,7 @@ from transformers.modeling_layers import GradientCheckpointingLayer
 from transformers.utils import ModelOutput
 
 from .configuration_tiny_rwkv import TinyRWKVConfig
+from .cpu_kernels import PACKED_LINEAR_MAX_ROWS, load_kernel, packed_linear, packed_linear_weight
 from .wkv import MIN_EXPONENT, wkv
 
 STATE_FIELDS = ("att_shift", "att_a", "att_b", "att_p", "ffn_shift")
@@ -66,11 +67,13 @@ def token_shift(
 def fast_linear(module: nn.Module, x: torch.Tensor) -> torch.Tensor:
     """`module(x)`, except for few-token inference on CPU with a plain fp32 `nn.Linear`.
 
-    There it multiplies by a cached contiguous W^T: MKL's small-batch path for `x @ W^T` stored that
-    way runs about 2x faster than `F.linear`'s (measured for the 24,000-row head at 1 and 16 rows),
-    which is most of a decoding step. The copy is rebuilt whenever the weight changes (an optimizer
-    step between generations) and costs one extra copy of the weights in memory. Quantized, peft or
-    hooked modules (accelerate offloading) always go through their own forward.
+    There, with the compiled kernels (`cpu_kernels`), it runs `packed_linear` on a copy of W
+    repacked into column panels: both cores stream the weights, where MKL keeps a product of a few
+    rows on one core. Without them it multiplies by a cached contiguous W^T, which MKL's small-batch
+    path runs about 2x faster than `F.linear`'s layout. Either copy is rebuilt whenever the weight
+    changes (an optimizer step between generations) and costs one extra copy of the weights in
+    memory. Quantized, peft or hooked modules (accelerate offloading) always go through their own
+    forward.
     """
     if (
         torch.is_grad_enabled()
@@ -78,32 +81,44 @@ def fast_linear(module: nn.Module, x: torch.Tensor) -> torch.Tensor:
         or x.device.type != "cpu"
         or x.dtype != torch.float32
         or module.weight.dtype != torch.float32
-        or x.numel() > 64 * module.in_features
+        or x.numel() > PACKED_LINEAR_MAX_ROWS * module.in_features
         or module._forward_hooks
         or module._forward_pre_hooks
-        or hasattr(module, "_hf_hook")
+        or "_hf_hook" in module.__dict__
     ):
         return module(x)
-    weight = module.weight
-    key = (weight.data_ptr(), weight._version)
-    cached = module.__dict__.get("_rusty_weight_t")
-    # A wide output (the head) is split in two column halves and run as one bmm: ATen spreads the
-    # two halves over the cores, where a single small-batch matmul keeps to one.
-    halves = 2 if module.out_features >= 8192 and module.out_features % 2 == 0 else 1
-    if cached is None or cached[0] != key:
-        with torch.inference_mode(False):
-            w = weight.detach()
-            w_t = w.view(halves, -1, w.shape[1]).transpose(1, 2).contiguous()  # (halves, in, out / halves)
-        cached = (key, w_t)
-        module.__dict__["_rusty_weight_t"] = cached
+    packed, w_t = _inference_weights(module)
     rows = x.reshape(-1, x.shape[-1])
-    if halves == 1:
-        out = rows @ cached[1][0]
-    else:
-        out = torch.bmm(rows.unsqueeze(0).expand(halves, *rows.shape), cached[1])  # (halves, N, out / halves)
-        out = out.transpose(0, 1).reshape(rows.shape[0], -1)
+    if packed is not None:
+        out = packed_linear(rows, packed, module.out_features)
+    elif w_t.shape[0] == 1:
+        out = rows @ w_t[0]
+    else:  # (halves, N, out / halves), one bmm: ATen spreads the halves over the cores
+        out = torch.bmm(rows.unsqueeze(0).expand(w_t.shape[0], *rows.shape), w_t).transpose(0, 1).reshape(rows.shape[0], -1)
     out = out.view(*x.shape[:-1], -1)
     return out if module.bias is None else out + module.bias
+
+
+def _inference_weights(module: nn.Linear) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+    """(packed W, None) with the compiled kernels, else (None, W^T); cached until the weight changes."""
+    weight = module._parameters["weight"]
+    key = (weight.data_ptr(), weight._version)
+    cached = module.__dict__.get("_rusty_weight_t")
+    if cached is None or cached[0] != key:
+        with torch.inference_mode(False):
+            packed = packed_linear_weight(weight)
+            cached = (key, packed, _transposed_halves(weight.detach()) if packed is None else None)
+        module.__dict__["_rusty_weight_t"] = cached
+    return cached[1], cached[2]
+
+
+def _transposed_halves(weight: torch.Tensor) -> torch.Tensor | None:
+    """W^T for the fallback path, (halves, in, out / halves).
+
+    A wide output (the head) is split in two column halves: MKL runs a single small-batch matmul
+    on one core, a bmm of two on both."""
+    halves = 2 if weight.shape[0] >= 8192 and weight.shape[0] % 2 == 0 else 1
+    return weight.view(halves, -1, weight.shape[1]).transpose(1, 2).contiguous()
 
 
 class TinyRWKVTimeMix(nn.Module):
@@ -331,8 +346,16 @@ class TinyRWKVModel(TinyRWKVPreTrainedModel):
         elif state[0].shape[0] != B:
             raise ValueError(f"state has batch size {state[0].shape[0]} but the input has {B}.")
 
-        hidden = self.ln0(self.emb_proj(inputs_embeds))  # (B, T, d_hidden)
+        hidden = self.ln0(fast_linear(self.emb_proj, inputs_embeds))  # (B, T, d_hidden)
         all_hidden = (hidden,) if output_hidden_states else None
+        fused = _fused_decode_params(self.blocks, hidden, mask)
+        if fused is not None:
+            hidden, new_state, all_hidden = _decode_step(fused, hidden, state, all_hidden)
+            hidden = self.ln_out(hidden)
+            new_state = new_state if use_cache else None
+            if not return_dict:
+                return tuple(x for x in (hidden, new_state, all_hidden) if x is not None)
+            return TinyRWKVModelOutput(last_hidden_state=hidden, state=new_state, hidden_states=all_hidden)
         new_layers = []
         for i, block in enumerate(self.blocks):
             layer_state = [s[:, i] for s in state]
@@ -345,6 +368,116 @@ class TinyRWKVModel(TinyRWKVPreTrainedModel):
         if not return_dict:
             return tuple(x for x in (hidden, new_state, all_hidden) if x is not None)
         return TinyRWKVModelOutput(last_hidden_state=hidden, state=new_state, hidden_states=all_hidden)
+
+
+class _DecodePlan:
+    """The arguments of `cpu_kernels.decode_block` for every block, cached with what must stay the
+    same for them to remain valid: the module tree, each parameter's object, storage and version.
+
+    `args` is None when the blocks are not exactly the plain ones the kernel computes (peft,
+    quantization or a subclass replaced something, or the weights are not float32 on CPU).
+    """
+
+    def __init__(self, blocks: nn.ModuleList):
+        self.blocks, self.n_blocks = blocks, len(blocks)
+        self.modules = list(blocks.modules())
+        self.edges = [(m._modules, name, child) for m in self.modules for name, child in m._modules.items()]
+        self.params = [
+            (m._parameters, name, t, t.data_ptr(), t._version)
+            for m in self.modules
+            for name, t in m._parameters.items()
+            if t is not None
+        ]
+        self.args = self._arguments(blocks)
+
+    def current(self) -> bool:
+        if len(self.blocks) != self.n_blocks:
+            return False
+        for children, name, child in self.edges:
+            if children.get(name) is not child:
+                return False
+        for params, name, t, ptr, version in self.params:
+            if params.get(name) is not t or t.data_ptr() != ptr or t._version != version:
+                return False
+        return True
+
+    def unhooked(self) -> bool:
+        for m in self.modules:
+            if m._forward_hooks or m._forward_pre_hooks or "_hf_hook" in m.__dict__:
+                return False
+        return True
+
+    @staticmethod
+    def _arguments(blocks: nn.ModuleList) -> list | None:
+        args = []
+        for block in blocks:
+            if type(block) is not TinyRWKVBlock:
+                return None
+            att, ffn = block.att, block.ffn
+            if type(att) is not TinyRWKVTimeMix or type(ffn) is not TinyRWKVChannelMix:
+                return None
+            linears = (att.key, att.value, att.receptance, att.output, ffn.key, ffn.receptance, ffn.value)
+            norms = (block.ln1, block.ln2)
+            if any(type(m) is not nn.Linear or m.bias is not None for m in linears) or any(
+                type(m) is not nn.LayerNorm or m.weight is None or m.bias is None for m in norms
+            ):
+                return None
+            vectors = (block.ln1.weight, block.ln1.bias, block.ln2.weight, block.ln2.bias, att.time_decay,
+                       att.time_first, att.time_mix_k, att.time_mix_v, att.time_mix_r, ffn.time_mix_k, ffn.time_mix_r)
+            weights = [m.weight for m in linears]
+            if any(t.dtype != torch.float32 or t.device.type != "cpu" for t in (*vectors, *weights)):
+                return None
+            packed = [_inference_weights(m)[0] for m in linears]
+            if any(t is None for t in packed):
+                return None
+            detached = [t.detach() for t in vectors]
+            args.append(([*detached[:9], *packed[:4], *detached[9:], *packed[4:]], block.ln1.eps, block.ln2.eps))
+        return args
+
+
+def _fused_decode_params(blocks: nn.ModuleList, hidden: torch.Tensor, mask: torch.Tensor | None) -> list | None:
+    """Per block, what `cpu_kernels.decode_block` takes; None unless this call may use it.
+
+    That is a decoding step (one token per row, no padding) on CPU in float32 without autograd,
+    with at most PACKED_LINEAR_MAX_ROWS rows, and blocks exactly as defined here: plain Linear and
+    LayerNorm modules without hooks (peft, quantization and accelerate offloading replace or hook
+    them, and then every module runs its own forward).
+    """
+    if (
+        torch.is_grad_enabled()
+        or mask is not None
+        or hidden.shape[1] != 1
+        or hidden.shape[0] > PACKED_LINEAR_MAX_ROWS
+        or hidden.device.type != "cpu"
+        or hidden.dtype != torch.float32
+        or load_kernel() is None
+        or _global_module_hooks()
+    ):
+        return None
+    plan = blocks.__dict__.get("_rusty_decode_plan")
+    if plan is None or not plan.current():
+        plan = _DecodePlan(blocks)
+        blocks.__dict__["_rusty_decode_plan"] = plan
+    return plan.args if plan.args is not None and plan.unhooked() else None
+
+
+def _global_module_hooks() -> bool:
+    """Whether hooks registered for every module (`nn.modules.module.register_module_forward_hook`) exist."""
+    from torch.nn.modules import module as module_impl
+
+    return bool(getattr(module_impl, "_global_forward_hooks", None) or getattr(module_impl, "_global_forward_pre_hooks", None))
+
+
+def _decode_step(fused, hidden: torch.Tensor, state: tuple[torch.Tensor, ...], all_hidden: tuple | None):
+    """The blocks of `TinyRWKVModel.forward` for one token per row, each block one compiled call."""
+    kernel = load_kernel()
+    x = hidden[:, 0].contiguous()  # (B, C), updated in place block by block
+    new_state = tuple(s.float().clone(memory_format=torch.contiguous_format) for s in state)
+    for i, (params, eps1, eps2) in enumerate(fused):
+        kernel.decode_block(x, [s[:, i] for s in new_state], params, eps1, eps2)
+        if all_hidden is not None:
+            all_hidden += (x.unsqueeze(1).clone(),)
+    return x.unsqueeze(1), new_state, all_hidden
 
 
 def _normalise_mask(attention_mask: torch.Tensor | None, shape: torch.Size) -> torch.Tensor | None:

@@ -14,10 +14,10 @@ the exponents, so nothing overflows however large the keys get.
   states, and has a hand-derived backward whose only sequential part is a short recurrence on
   rescaled adjoints; everything else is vectorised over time. On 2 CPU cores this beats autograd
   through the loop and log-depth scans (see docs/field-notes).
-- `wkv_cpu.WKVCpuFunction` is the same math compiled to C++ (built on first use, optional): one
+- `cpu_kernels.WKVCpuFunction` is the same math compiled to C++ (built on first use, optional): one
   vectorised pass over time per block of channels instead of ~20 dispatched ops per time step.
 - `wkv` is the dispatcher the model calls: the compiled kernel on CPU when it builds, otherwise
-  `WKVFunction` (set `RUSTY_WKV_KERNEL=python` to force the PyTorch operator).
+  `WKVFunction` (set `RUSTY_CPU_KERNELS=off` to force the PyTorch operator).
 
 Masking: positions where ``mask`` is 0 leave the state untouched and output 0, so left padding
 never leaks into the recurrence. Gradients do not flow into an incoming state (training runs
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import torch
 
-from .wkv_cpu import WKVCpuFunction, load_kernel
+from .cpu_kernels import WKVCpuFunction, load_kernel
 
 # The "empty" exponent: e^p is exactly 0 in float32, yet p + w and p - q stay finite.
 MIN_EXPONENT = -1e38

@@ -1,0 +1,479 @@
+"""Compiled CPU kernels: WKV (the same math as `wkv.WKVFunction`) and few-row linear layers.
+
+- WKV: the pure-PyTorch operator spends most of its time dispatching ~20 small ops per time step.
+  This kernel walks time once per block of 64 channels (the channel loop vectorised), runs the
+  blocks in parallel on ATen's thread pool, and recomputes the forward states inside the backward
+  instead of storing them.
+- `packed_linear`: `x @ W^T` for inputs of at most `PACKED_LINEAR_MAX_ROWS` rows, which is what a
+  decoding step is. MKL runs such skinny products on one core and, at 16 rows, at ~40% of that
+  core's FMA peak; here W is repacked once into panels of 16 output columns, each a contiguous
+  stream, the panels are split across the cores, and a register tile of up to 6 rows x 16 columns
+  accumulates in fp32. Batch 1 reads the weights at the machine's two-core bandwidth instead of
+  one core's; batch 16 runs near both cores' FMA peak (see benchmarks/model_speed.py).
+
+Both are compiled with -march=native for the machine that builds them, on first use, with
+`torch.utils.cpp_extension.load_inline` (needs a C++ compiler and ninja; cached under
+~/.cache/torch_extensions). They are optional: `load_kernel()` returns None when the build is
+impossible or `RUSTY_CPU_KERNELS=off`, and the callers then use PyTorch's own operators.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+import threading
+
+import torch
+
+logger = logging.getLogger(__name__)
+
+_SOURCE = r"""
+#include <torch/extension.h>
+#include <ATen/Parallel.h>
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <utility>
+#include <vector>
+
+// Channels are processed in blocks of CB with time as the outer loop, so the inner loop runs over
+// contiguous memory and the compiler vectorises it (exp included, through libmvec). The math is
+// branch-free: m = max(x, y); e^{x-m}, e^{y-m}. Masked steps leave the state untouched and give y = 0.
+constexpr int64_t CB = 64;
+
+// Fold token (k, v) into the state (a, b, p) after decaying it by e^w.
+template <typename T>
+static inline void advance(T w, T k, T v, T& a, T& b, T& p) {
+    const T ww = p + w;
+    const T q = ww > k ? ww : k;
+    const T f1 = std::exp(ww - q), f2 = std::exp(k - q);
+    a = f1 * a + f2 * v;
+    b = f1 * b + f2;
+    p = q;
+}
+
+// wkv_t from the pre-step state: returns it, with e^{u+k-m} and the scaled denominator.
+template <typename T>
+static inline T output(T u, T k, T v, T a, T b, T p, T& m, T& e2, T& den) {
+    const T uk = u + k;
+    m = p > uk ? p : uk;
+    const T e1 = std::exp(p - m);
+    e2 = std::exp(uk - m);
+    den = e1 * b + e2;
+    return (e1 * a + e2 * v) / den;
+}
+
+template <typename T>
+static void forward_block(int64_t Tn, int64_t C, int64_t n, const T* w, const T* u, const T* k, const T* v,
+                          const bool* mask, T* y, T* a, T* b, T* p) {
+    for (int64_t t = 0; t < Tn; ++t) {
+        const T* kt = k + t * C; const T* vt = v + t * C; T* yt = y + t * C;
+        if (mask && !mask[t]) { for (int64_t c = 0; c < n; ++c) yt[c] = 0; continue; }
+        _Pragma("omp simd")
+        for (int64_t c = 0; c < n; ++c) {
+            T m, e2, den;
+            yt[c] = output(u[c], kt[c], vt[c], a[c], b[c], p[c], m, e2, den);
+            advance(w[c], kt[c], vt[c], a[c], b[c], p[c]);
+        }
+    }
+}
+
+template <typename T>
+static void backward_block(int64_t Tn, int64_t C, int64_t n, const T* w, const T* u, const T* k, const T* v,
+                           const bool* mask, const T* gy, const T* a0, const T* b0, const T* p0, T* gk, T* gv,
+                           T* gw, T* gu, std::vector<T>& buf) {
+    // Recompute the pre-step states (a_t, b_t, p_t) of the block: buf[(3t + j) * CB + c].
+    T a[CB], b[CB], p[CB], adj_a[CB], adj_b[CB], r[CB];
+    for (int64_t c = 0; c < n; ++c) { a[c] = a0[c]; b[c] = b0[c]; p[c] = p0[c]; }
+    for (int64_t t = 0; t < Tn; ++t) {
+        T* sa = &buf[(3 * t) * CB]; T* sb = sa + CB; T* sp = sb + CB;
+        _Pragma("omp simd")
+        for (int64_t c = 0; c < n; ++c) { sa[c] = a[c]; sb[c] = b[c]; sp[c] = p[c]; }
+        if (mask && !mask[t]) continue;
+        const T* kt = k + t * C; const T* vt = v + t * C;
+        _Pragma("omp simd")
+        for (int64_t c = 0; c < n; ++c) advance(w[c], kt[c], vt[c], a[c], b[c], p[c]);
+    }
+    // Adjoints of the real states kept as (adj_a, adj_b) * e^{-r}, as in the PyTorch operator.
+    for (int64_t c = 0; c < n; ++c) { adj_a[c] = 0; adj_b[c] = 0; r[c] = T(1e38); gw[c] = 0; gu[c] = 0; }
+    for (int64_t t = Tn - 1; t >= 0; --t) {
+        const T* kt = k + t * C; const T* vt = v + t * C; const T* gyt = gy + t * C;
+        T* gkt = gk + t * C; T* gvt = gv + t * C;
+        if (mask && !mask[t]) { for (int64_t c = 0; c < n; ++c) { gkt[c] = 0; gvt[c] = 0; } continue; }
+        const T* sa = &buf[(3 * t) * CB]; const T* sb = sa + CB; const T* sp = sb + CB;
+        _Pragma("omp simd")
+        for (int64_t c = 0; c < n; ++c) {
+            T m, e2, den;
+            const T yv = output(u[c], kt[c], vt[c], sa[c], sb[c], sp[c], m, e2, den);
+            const T g = gyt[c] / den;
+            const T ek = std::exp(kt[c] - r[c]);
+            const T direct = g * e2;
+            gu[c] += direct * (vt[c] - yv);
+            gkt[c] = direct * (vt[c] - yv) + ek * (adj_b[c] + adj_a[c] * vt[c]);
+            gvt[c] = direct + adj_a[c] * ek;
+            gw[c] += std::exp(w[c] + sp[c] - r[c]) * (adj_a[c] * sa[c] + adj_b[c] * sb[c]);
+            const T decayed = w[c] - r[c];
+            const T big = -m > decayed ? -m : decayed;
+            const T f1 = std::exp(-m - big), f2 = std::exp(decayed - big);
+            adj_a[c] = g * f1 + adj_a[c] * f2;
+            adj_b[c] = -g * yv * f1 + adj_b[c] * f2;
+            r[c] = -big;
+        }
+    }
+}
+
+// Blocks per task: a decoding step (a few time steps) is too little work to wake a second thread for.
+static inline int64_t grain(int64_t Tn) { return std::max<int64_t>(1, 1024 / (Tn * CB)); }
+
+// k, v: (B, T, C) contiguous; w, u: (C); a, b, p: (B, C) updated in place; mask: (B, T) bool or empty.
+torch::Tensor wkv_forward(torch::Tensor w, torch::Tensor u, torch::Tensor k, torch::Tensor v,
+                          torch::Tensor a, torch::Tensor b, torch::Tensor p, torch::Tensor mask) {
+    const int64_t B = k.size(0), Tn = k.size(1), C = k.size(2), nblocks = (C + CB - 1) / CB;
+    auto y = torch::empty_like(k);
+    const bool has_mask = mask.numel() > 0;
+    AT_DISPATCH_FLOATING_TYPES(k.scalar_type(), "wkv_forward", [&] {
+        const scalar_t *wp = w.data_ptr<scalar_t>(), *up = u.data_ptr<scalar_t>();
+        const scalar_t *kp = k.data_ptr<scalar_t>(), *vp = v.data_ptr<scalar_t>();
+        scalar_t *yp = y.data_ptr<scalar_t>(), *ap = a.data_ptr<scalar_t>(), *bp = b.data_ptr<scalar_t>(),
+                 *pp = p.data_ptr<scalar_t>();
+        const bool* mp = has_mask ? mask.data_ptr<bool>() : nullptr;
+        at::parallel_for(0, B * nblocks, grain(Tn), [&](int64_t begin, int64_t end) {
+            for (int64_t j = begin; j < end; ++j) {
+                const int64_t bi = j / nblocks, c0 = (j % nblocks) * CB, n = std::min(CB, C - c0);
+                const int64_t base = bi * Tn * C + c0, sbase = bi * C + c0;
+                forward_block<scalar_t>(Tn, C, n, wp + c0, up + c0, kp + base, vp + base, mp ? mp + bi * Tn : nullptr,
+                                        yp + base, ap + sbase, bp + sbase, pp + sbase);
+            }
+        });
+    });
+    return y;
+}
+
+// Returns gk, gv (B, T, C) and per-(batch, channel) partial gw, gu (B, C); the caller sums over B.
+std::vector<torch::Tensor> wkv_backward(torch::Tensor w, torch::Tensor u, torch::Tensor k, torch::Tensor v,
+                                        torch::Tensor a0, torch::Tensor b0, torch::Tensor p0, torch::Tensor mask,
+                                        torch::Tensor gy) {
+    const int64_t B = k.size(0), Tn = k.size(1), C = k.size(2), nblocks = (C + CB - 1) / CB;
+    auto gk = torch::empty_like(k), gv = torch::empty_like(k);
+    auto gw = torch::zeros_like(a0), gu = torch::zeros_like(a0);
+    const bool has_mask = mask.numel() > 0;
+    AT_DISPATCH_FLOATING_TYPES(k.scalar_type(), "wkv_backward", [&] {
+        const scalar_t *wp = w.data_ptr<scalar_t>(), *up = u.data_ptr<scalar_t>();
+        const scalar_t *kp = k.data_ptr<scalar_t>(), *vp = v.data_ptr<scalar_t>(), *gyp = gy.data_ptr<scalar_t>();
+        const scalar_t *ap = a0.data_ptr<scalar_t>(), *bp = b0.data_ptr<scalar_t>(), *pp = p0.data_ptr<scalar_t>();
+        scalar_t *gkp = gk.data_ptr<scalar_t>(), *gvp = gv.data_ptr<scalar_t>();
+        scalar_t *gwp = gw.data_ptr<scalar_t>(), *gup = gu.data_ptr<scalar_t>();
+        const bool* mp = has_mask ? mask.data_ptr<bool>() : nullptr;
+        at::parallel_for(0, B * nblocks, grain(Tn), [&](int64_t begin, int64_t end) {
+            std::vector<scalar_t> buf(3 * Tn * CB);
+            for (int64_t j = begin; j < end; ++j) {
+                const int64_t bi = j / nblocks, c0 = (j % nblocks) * CB, n = std::min(CB, C - c0);
+                const int64_t base = bi * Tn * C + c0, sbase = bi * C + c0;
+                backward_block<scalar_t>(Tn, C, n, wp + c0, up + c0, kp + base, vp + base,
+                                         mp ? mp + bi * Tn : nullptr, gyp + base, ap + sbase, bp + sbase, pp + sbase,
+                                         gkp + base, gvp + base, gwp + sbase, gup + sbase, buf);
+            }
+        });
+    });
+    return {gk, gv, gw, gu};
+}
+
+// ---- Few-row linear layers: y = x W^T, x (M, K) with M small, W (N, K) repacked into panels. ----
+// GCC/Clang vector extensions: AVX2 registers under -march=native on x86, pairs of NEON ones on ARM.
+typedef float f32x8 __attribute__((vector_size(32)));
+typedef float f32x8u __attribute__((vector_size(32), aligned(4)));  // the same, at any float alignment
+static inline f32x8 load8(const float* p) { return *reinterpret_cast<const f32x8u*>(p); }
+static inline void store8(float* p, f32x8 v) { *reinterpret_cast<f32x8u*>(p) = v; }
+constexpr int64_t NR = 16;  // output columns per panel: two vectors
+
+// W (N, K) -> (ceil(N / NR), K, NR): panel j holds columns [j*NR, j*NR + NR) of W^T, zero-padded.
+torch::Tensor pack_linear_weight(torch::Tensor w) {
+    TORCH_CHECK(w.dim() == 2 && w.scalar_type() == at::kFloat && w.is_contiguous(), "pack: W must be (N, K) float32");
+    const int64_t N = w.size(0), K = w.size(1), P = (N + NR - 1) / NR;
+    auto packed = torch::zeros({P, K, NR}, w.options());
+    const float* wp = w.data_ptr<float>();
+    float* pp = packed.data_ptr<float>();
+    at::parallel_for(0, P, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t p = begin; p < end; ++p)
+            for (int64_t j = 0; j < NR && p * NR + j < N; ++j)
+                for (int64_t k = 0; k < K; ++k) pp[(p * K + k) * NR + j] = wp[(p * NR + j) * K + k];
+    });
+    return packed;
+}
+
+// An MR x NR tile of y: 2 * MR accumulators, the panel's two vectors and one broadcast per step.
+// With several rows the tile is compute-bound, so it prefetches the next panel (one cache line per
+// step) to overlap the memory stream with the arithmetic; one row is a pure stream the hardware
+// prefetcher already follows.
+template <int MR>
+static inline void linear_tile(const float* x, int64_t K, const float* panel, float* y, int64_t ldy, int64_t ncols,
+                               bool prefetch) {
+    f32x8 acc[MR][2];
+    for (int i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = f32x8{};
+    for (int64_t k = 0; k < K; ++k) {
+        if (prefetch) __builtin_prefetch(panel + (K + k) * NR);  // never faults, even past the end
+        const f32x8 w0 = load8(panel + k * NR), w1 = load8(panel + k * NR + 8);
+        for (int i = 0; i < MR; ++i) {
+            const float xv = x[i * K + k];
+            acc[i][0] += xv * w0;
+            acc[i][1] += xv * w1;
+        }
+    }
+    for (int i = 0; i < MR; ++i) {
+        if (ncols == NR) {
+            store8(y + i * ldy, acc[i][0]);
+            store8(y + i * ldy + 8, acc[i][1]);
+        } else {
+            for (int64_t j = 0; j < ncols; ++j) y[i * ldy + j] = j < 8 ? acc[i][0][j] : acc[i][1][j - 8];
+        }
+    }
+}
+
+// One product y (M, N) = x (M, K) W^T, W packed by pack_linear_weight into P panels.
+struct LinearJob {
+    const float* x; int64_t M, K; const float* w; int64_t P, N; float* y;
+};
+
+// Columns [p*NR, p*NR + NR) of one job's y.
+static inline void linear_panel(const LinearJob& j, int64_t p) {
+    const float* panel = j.w + p * j.K * NR;
+    const int64_t n0 = p * NR, nc = std::min(NR, j.N - n0), M = j.M, K = j.K, N = j.N;
+    const bool pf = M > 1;
+    int64_t m = 0;
+    for (; m + 6 <= M; m += 6) linear_tile<6>(j.x + m * K, K, panel, j.y + m * N + n0, N, nc, pf);
+    const float* xr = j.x + m * K;
+    float* yr = j.y + m * N + n0;
+    switch (M - m) {
+        case 5: linear_tile<5>(xr, K, panel, yr, N, nc, pf); break;
+        case 4: linear_tile<4>(xr, K, panel, yr, N, nc, pf); break;
+        case 3: linear_tile<3>(xr, K, panel, yr, N, nc, pf); break;
+        case 2: linear_tile<2>(xr, K, panel, yr, N, nc, pf); break;
+        case 1: linear_tile<1>(xr, K, panel, yr, N, nc, pf); break;
+        default: break;
+    }
+}
+
+// Independent products in one parallel region: their panels are split across the threads as one
+// list, so a block's k, v and r (or its two channel-mix inputs) cost one fork/join, not three.
+// Each output is one thread's serial sum over K: the result does not depend on the thread count.
+static void linear_rows(std::initializer_list<LinearJob> list) {
+    const std::vector<LinearJob> jobs(list);
+    int64_t total = 0;
+    for (const auto& j : jobs) total += j.P;
+    at::parallel_for(0, total, 4, [&](int64_t begin, int64_t end) {
+        int64_t first = 0;
+        for (const auto& j : jobs) {
+            const int64_t lo = std::max(begin, first), hi = std::min(end, first + j.P);
+            for (int64_t p = lo; p < hi; ++p) linear_panel(j, p - first);
+            first += j.P;
+        }
+    });
+}
+
+static void check_packed(const torch::Tensor& packed, int64_t K, int64_t N) {
+    TORCH_CHECK(packed.dim() == 3 && packed.size(1) == K && packed.size(2) == NR && packed.size(0) * NR >= N &&
+                packed.scalar_type() == at::kFloat && packed.is_contiguous(), "packed weight does not fit the input");
+}
+
+torch::Tensor packed_linear(torch::Tensor x, torch::Tensor packed, int64_t N) {
+    TORCH_CHECK(x.dim() == 2 && x.scalar_type() == at::kFloat && x.is_contiguous(), "x must be (M, K) float32");
+    check_packed(packed, x.size(1), N);
+    auto y = torch::empty({x.size(0), N}, x.options());
+    linear_rows({{x.data_ptr<float>(), x.size(0), x.size(1), packed.data_ptr<float>(), packed.size(0), N, y.data_ptr<float>()}});
+    return y;
+}
+
+// ---- One decoding step (one token per row) of a whole RWKV-4 block, in one call. ----
+// The same math as TinyRWKVBlock.forward on a (B, 1, C) input without a mask: the module path
+// costs ~40 dispatched ops per block, which at batch 1 is as long as the block's matmuls.
+
+// y = LayerNorm(x) per row, two-pass mean/variance in float (as ATen's CPU kernel).
+static void layer_norm_rows(const float* x, int64_t B, int64_t C, const float* g, const float* beta, float eps, float* y) {
+    for (int64_t r = 0; r < B; ++r) {
+        const float* xr = x + r * C;
+        float* yr = y + r * C;
+        float mean = 0, var = 0;
+        for (int64_t c = 0; c < C; ++c) mean += xr[c];
+        mean /= C;
+        for (int64_t c = 0; c < C; ++c) var += (xr[c] - mean) * (xr[c] - mean);
+        const float rstd = 1.0f / std::sqrt(var / C + eps);
+        for (int64_t c = 0; c < C; ++c) yr[c] = (xr[c] - mean) * rstd * g[c] + beta[c];
+    }
+}
+
+// out_j = prev + (h - prev) * mix_j (token-shift mixing), then prev <- h. Each mix has C entries;
+// rows of prev are ls floats apart.
+static void mix_rows(const float* h, float* prev, int64_t ls, int64_t B, int64_t C,
+                     std::initializer_list<std::pair<const float*, float*>> mixes) {
+    for (int64_t r = 0; r < B; ++r) {
+        const float* hr = h + r * C;
+        float* pr = prev + r * ls;
+        for (const auto& [mix, out] : mixes)
+            for (int64_t c = 0; c < C; ++c) out[r * C + c] = pr[c] + (hr[c] - pr[c]) * mix[c];
+        for (int64_t c = 0; c < C; ++c) pr[c] = hr[c];
+    }
+}
+
+static inline float sigmoidf(float z) { return 1.0f / (1.0f + std::exp(-z)); }
+
+// x (B, C): the residual stream, updated in place. state: this layer's (B, C) att_shift, a, b, p,
+// ffn_shift, updated in place: views of the (B, n_layers, C) state, rows ls floats apart. params (18): ln1.{weight,bias}, ln2.{weight,bias},
+// time_decay, time_first, att.time_mix_{k,v,r}, packed att.{key,value,receptance,output},
+// ffn.time_mix_{k,r}, packed ffn.{key,receptance,value}.
+void decode_block(torch::Tensor x, std::vector<torch::Tensor> state, std::vector<torch::Tensor> params, double eps1,
+                  double eps2) {
+    TORCH_CHECK(x.dim() == 2 && x.scalar_type() == at::kFloat && x.is_contiguous(), "x must be (B, C) float32");
+    TORCH_CHECK(state.size() == 5 && params.size() == 18, "decode_block: 5 state tensors and 18 parameters");
+    const int64_t B = x.size(0), C = x.size(1), F = params[17].size(1);
+    const int64_t ls = state[0].stride(0);
+    for (auto& t : state)
+        TORCH_CHECK(t.dim() == 2 && t.size(0) == B && t.size(1) == C && t.stride(1) == 1 && t.stride(0) == ls &&
+                    t.scalar_type() == at::kFloat, "decode_block: state views must be (B, C) float32 with unit channel stride");
+    for (auto& t : params)
+        TORCH_CHECK(t.is_contiguous() && t.scalar_type() == at::kFloat, "decode_block: float32 parameters");
+    for (int i : {0, 1, 2, 3, 4, 5, 6, 7, 8, 13, 14}) TORCH_CHECK(params[i].numel() == C, "decode_block: vector shapes");
+    for (int i : {9, 10, 11, 12, 16}) check_packed(params[i], C, C);
+    check_packed(params[15], C, F);
+    check_packed(params[17], F, C);
+    auto f = [&](int i) { return params[i].data_ptr<float>(); };
+    auto P = [&](int i) { return params[i].size(0); };
+    auto work = torch::empty({6 * B * C + B * F}, x.options());
+    float* h = work.data_ptr<float>();
+    float *m1 = h + B * C, *m2 = m1 + B * C, *m3 = m2 + B * C, *o1 = m3 + B * C, *o2 = o1 + B * C, *wide = o2 + B * C;
+    float* xs = x.data_ptr<float>();
+    float *shift_att = state[0].data_ptr<float>(), *a = state[1].data_ptr<float>(), *b = state[2].data_ptr<float>(),
+          *p = state[3].data_ptr<float>(), *shift_ffn = state[4].data_ptr<float>();
+
+    // time-mix: x += W_o (sigmoid(r) * wkv(k, v))
+    layer_norm_rows(xs, B, C, f(0), f(1), float(eps1), h);
+    mix_rows(h, shift_att, ls, B, C, {{f(6), m1}, {f(7), m2}, {f(8), m3}});
+    linear_rows({{m1, B, C, f(9), P(9), C, o1},      // k
+                 {m2, B, C, f(10), P(10), C, o2},    // v
+                 {m3, B, C, f(11), P(11), C, h}});   // r
+    const float *decay = f(4), *first = f(5);
+    for (int64_t r = 0; r < B; ++r)
+        for (int64_t c = 0; c < C; ++c) {
+            const int64_t i = r * C + c, j = r * ls + c;
+            float m, e2, den;
+            const float y = output(first[c], o1[i], o2[i], a[j], b[j], p[j], m, e2, den);
+            advance(-std::exp(decay[c]), o1[i], o2[i], a[j], b[j], p[j]);
+            m1[i] = sigmoidf(h[i]) * y;
+        }
+    linear_rows({{m1, B, C, f(12), P(12), C, o1}});
+    for (int64_t i = 0; i < B * C; ++i) xs[i] += o1[i];
+
+    // channel-mix: x += sigmoid(W_r xr) * W_v relu(W_k xk)^2
+    layer_norm_rows(xs, B, C, f(2), f(3), float(eps2), h);
+    mix_rows(h, shift_ffn, ls, B, C, {{f(13), m1}, {f(14), m2}});
+    linear_rows({{m1, B, C, f(15), P(15), F, wide}, {m2, B, C, f(16), P(16), C, o1}});
+    for (int64_t i = 0; i < B * F; ++i) wide[i] = wide[i] > 0 ? wide[i] * wide[i] : 0.0f;
+    linear_rows({{wide, B, F, f(17), P(17), C, o2}});
+    for (int64_t i = 0; i < B * C; ++i) xs[i] += sigmoidf(o1[i]) * o2[i];
+}
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+    m.def("forward", &wkv_forward, "WKV forward (CPU)");
+    m.def("backward", &wkv_backward, "WKV backward (CPU)");
+    m.def("pack_linear_weight", &pack_linear_weight, "repack a Linear weight into column panels");
+    m.def("packed_linear", &packed_linear, "x @ W^T for few-row x, W packed");
+    m.def("decode_block", &decode_block, "one decoding step of an RWKV-4 block, in place");
+}
+"""
+
+_lock = threading.Lock()
+_kernel = None
+_tried = False
+
+# Up to this many rows the panels beat MKL's sgemm on the 2-core EPYC of benchmarks/model_speed.py
+# (the model's Linear layers: 142 vs 113 GFLOP/s at 256 rows, 147 vs 116 at 512; at 1024 rows
+# MKL is ahead), so prompts of a few hundred tokens prefill through them too.
+PACKED_LINEAR_MAX_ROWS = 512
+
+
+def _disabled() -> bool:
+    return (
+        os.environ.get("RUSTY_CPU_KERNELS", "auto").lower() in ("0", "off", "false", "no")
+        or os.environ.get("RUSTY_WKV_KERNEL", "auto").lower() == "python"  # the older switch, still honoured
+    )
+
+
+def _build_flags() -> tuple[list[str], list[str]]:
+    """Compiler and linker flags. at::parallel_for is inline: under an OpenMP build of torch it only
+    runs in parallel when this module is compiled with -fopenmp (the runtime is torch's own libgomp,
+    already loaded under the same soname, so there is one thread pool)."""
+    cflags, ldflags = ["-O3", "-march=native", "-ffast-math", "-fopenmp-simd"], []
+    if "OpenMP" in torch.__config__.parallel_info().split("ATen parallel backend:", 1)[-1].splitlines()[0]:
+        cflags.append("-fopenmp")
+        ldflags.append("-fopenmp")
+    return cflags, ldflags
+
+
+def load_kernel():
+    """The compiled module, building it once per process; None when unavailable (reason logged once).
+
+    Set `RUSTY_CPU_KERNELS=off` (or the older `RUSTY_WKV_KERNEL=python`) to use PyTorch's operators.
+    """
+    global _kernel, _tried
+    if _tried:
+        return _kernel
+    with _lock:
+        if _tried:
+            return _kernel
+        _tried = True
+        if _disabled():
+            return None
+        if shutil.which(os.environ.get("CXX", "c++")) is None:
+            logger.warning("rusty_hf: no C++ compiler found; using PyTorch's CPU operators for WKV and decoding (slower)")
+            return None
+        try:
+            from torch.utils.cpp_extension import load_inline
+
+            cflags, ldflags = _build_flags()
+            digest = hashlib.sha256("\0".join([_SOURCE, *cflags, *ldflags]).encode()).hexdigest()[:12]
+            _kernel = load_inline(
+                name=f"rusty_cpu_kernels_{digest}",  # a changed source or flag set builds anew
+                cpp_sources=[_SOURCE],
+                extra_cflags=cflags,
+                extra_ldflags=ldflags,
+                verbose=False,
+            )
+        except Exception as err:  # any build failure: fall back, loudly once
+            logger.warning("rusty_hf: could not build the C++ CPU kernels (%s); using PyTorch's operators", err)
+            _kernel = None
+        return _kernel
+
+
+def packed_linear_weight(weight: torch.Tensor) -> torch.Tensor | None:
+    """`weight` (N, K) float32 repacked for `packed_linear`; None without the compiled kernels."""
+    kernel = load_kernel()
+    return None if kernel is None else kernel.pack_linear_weight(weight.detach().contiguous())
+
+
+def packed_linear(x: torch.Tensor, packed: torch.Tensor, out_features: int) -> torch.Tensor:
+    """`x @ W^T` for x (M, K) float32 with M <= PACKED_LINEAR_MAX_ROWS, from `packed_linear_weight(W)`."""
+    return load_kernel().packed_linear(x.contiguous(), packed, out_features)
+
+
+class WKVCpuFunction(torch.autograd.Function):
+    """WKV on CPU through the compiled kernel. Same inputs and outputs as `wkv.WKVFunction`."""
+
+    @staticmethod
+    def forward(ctx, w, u, k, v, a0, b0, p0, mask):
+        kernel = load_kernel()
+        mask_t = mask.bool().contiguous() if mask is not None else torch.empty(0, dtype=torch.bool)
+        a, b, p = a0.clone(), b0.clone(), p0.clone()
+        y = kernel.forward(w.contiguous(), u.contiguous(), k, v, a, b, p, mask_t)
+        ctx.save_for_backward(w, u, k, v, a0, b0, p0, mask_t)
+        ctx.mark_non_differentiable(a, b, p)
+        return y, a, b, p
+
+    @staticmethod
+    def backward(ctx, gy, *_state_grads):
+        w, u, k, v, a0, b0, p0, mask_t = ctx.saved_tensors
+        gk, gv, gw, gu = load_kernel().backward(
+            w.contiguous(), u.contiguous(), k, v, a0.contiguous(), b0.contiguous(), p0.contiguous(), mask_t,
+            gy.contiguous(),
+        )
+        return gw.sum(0), gu.sum(0), gk, gv, None, None, None, None

@@ -1,0 +1,134 @@
+"""The compiled CPU paths of inference: packed few-row linear layers and the fused decoding step.
+
+Each is checked against the PyTorch modules it replaces, and for falling back to them whenever
+the modules are not the plain ones (hooks, replaced layers, autograd).
+"""
+
+import shutil
+
+import pytest
+import torch
+
+from rusty_hf import TinyRWKVForCausalLM
+from rusty_hf.models.tiny_rwkv import cpu_kernels, modeling_tiny_rwkv
+from tests.conftest import randomise_zero_init, tiny_config
+
+pytestmark = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler: PyTorch's operators serve")
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    module = cpu_kernels.load_kernel()
+    assert module is not None, "a C++ compiler exists but the CPU kernels did not build (see the warning log)"
+    return module
+
+
+@pytest.mark.parametrize("rows", [1, 5, 6, 7, 16, 64, 301])
+def test_packed_linear_equals_f_linear_at_every_tile_edge(kernel, rows):
+    # 83 outputs: five full panels of 16 and a partial one; K = 37 is not a multiple of the vector width
+    weight, x = torch.randn(83, 37), torch.randn(rows, 37)
+    packed = cpu_kernels.packed_linear_weight(weight)
+    torch.testing.assert_close(cpu_kernels.packed_linear(x, packed, 83), torch.nn.functional.linear(x, weight))
+
+
+def test_packed_linear_does_not_depend_on_the_thread_count(kernel):
+    weight, x = torch.randn(2048, 512), torch.randn(16, 512)
+    packed = cpu_kernels.packed_linear_weight(weight)
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        one = cpu_kernels.packed_linear(x, packed, 2048)
+        torch.set_num_threads(2)
+        two = cpu_kernels.packed_linear(x, packed, 2048)
+    finally:
+        torch.set_num_threads(threads)
+    assert torch.equal(one, two)
+
+
+def _decode(model, prompt, steps, fused=True):
+    """Prefill `prompt`, then feed `steps` tokens one at a time; every step's logits and the state."""
+    original = modeling_tiny_rwkv._fused_decode_params
+    if not fused:
+        modeling_tiny_rwkv._fused_decode_params = lambda *args: None
+    try:
+        with torch.no_grad():
+            out = model(prompt, use_cache=True)
+            logits = [out.logits[:, -1]]
+            for t in range(steps.shape[1]):
+                out = model(steps[:, t : t + 1], state=out.state, use_cache=True)
+                logits.append(out.logits[:, -1])
+    finally:
+        modeling_tiny_rwkv._fused_decode_params = original
+    return torch.stack(logits, 1), out.state
+
+
+@pytest.fixture
+def model():
+    torch.manual_seed(0)
+    return randomise_zero_init(TinyRWKVForCausalLM(tiny_config(n_layers=3))).eval()
+
+
+@pytest.mark.parametrize("batch", [1, 3])
+def test_fused_decoding_step_equals_the_modules(kernel, model, batch):
+    prompt, steps = torch.randint(2, 99, (batch, 6)), torch.randint(2, 99, (batch, 9))
+    fused_logits, fused_state = _decode(model, prompt, steps)
+    module_logits, module_state = _decode(model, prompt, steps, fused=False)
+    torch.testing.assert_close(fused_logits, module_logits, rtol=1e-5, atol=1e-5)
+    for got, want in zip(fused_state, module_state):
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_fused_decoding_step_leaves_the_incoming_state_untouched(kernel, model):
+    with torch.no_grad():
+        state = model(torch.randint(2, 99, (2, 5)), use_cache=True).state
+        before = [s.clone() for s in state]
+        model(torch.randint(2, 99, (2, 1)), state=state, use_cache=True)
+    assert all(torch.equal(s, b) for s, b in zip(state, before))
+
+
+def test_fused_decoding_step_follows_a_weight_update(kernel, model):
+    prompt, steps = torch.randint(2, 99, (1, 4)), torch.randint(2, 99, (1, 3))
+    before, _ = _decode(model, prompt, steps)
+    with torch.no_grad():
+        model.model.blocks[1].ffn.value.weight.mul_(3.0)  # an optimizer step between two generations
+        model.model.blocks[0].ln2.weight.add_(0.5)
+    after, _ = _decode(model, prompt, steps)
+    reference, _ = _decode(model, prompt, steps, fused=False)
+    assert not torch.allclose(after, before)
+    torch.testing.assert_close(after, reference, rtol=1e-5, atol=1e-5)
+
+
+def test_a_hooked_layer_runs_its_own_forward(kernel, model):
+    calls = []
+    handle = model.model.blocks[0].att.key.register_forward_hook(lambda *args: calls.append(1))
+    try:
+        _decode(model, torch.randint(2, 99, (1, 3)), torch.randint(2, 99, (1, 4)))
+    finally:
+        handle.remove()
+    assert len(calls) == 5  # the prompt and each of the 4 steps
+
+
+def test_a_replaced_layer_runs_its_own_forward(kernel, model):
+    class Doubled(torch.nn.Linear):  # what peft and quantizers do: a different module in the same place
+        def forward(self, x):
+            return 2 * super().forward(x)
+
+    prompt, steps = torch.randint(2, 99, (1, 3)), torch.randint(2, 99, (1, 4))
+    old = model.model.blocks[1].att.output
+    new = Doubled(old.in_features, old.out_features, bias=False)
+    new.load_state_dict(old.state_dict())
+    _decode(model, prompt, steps)  # builds and caches the fused plan with the plain layer
+    model.model.blocks[1].att.output = new
+    fused, _ = _decode(model, prompt, steps)
+    reference, _ = _decode(model, prompt, steps, fused=False)
+    torch.testing.assert_close(fused, reference)
+    assert modeling_tiny_rwkv._fused_decode_params(model.model.blocks, torch.zeros(1, 1, 32), None) is None
+
+
+def test_autograd_and_padding_take_the_module_path(kernel, model):
+    hidden = torch.zeros(2, 1, 32)
+    with torch.no_grad():
+        assert modeling_tiny_rwkv._fused_decode_params(model.model.blocks, hidden, None) is not None
+        assert modeling_tiny_rwkv._fused_decode_params(model.model.blocks, hidden, torch.tensor([[1], [0]])) is None
+        assert modeling_tiny_rwkv._fused_decode_params(model.model.blocks, torch.zeros(2, 3, 32), None) is None
+    assert modeling_tiny_rwkv._fused_decode_params(model.model.blocks, hidden, None) is None  # grad enabled
