@@ -132,3 +132,37 @@ def test_autograd_and_padding_take_the_module_path(kernel, model):
         assert modeling_tiny_rwkv._fused_decode_params(model.model.blocks, hidden, torch.tensor([[1], [0]])) is None
         assert modeling_tiny_rwkv._fused_decode_params(model.model.blocks, torch.zeros(2, 3, 32), None) is None
     assert modeling_tiny_rwkv._fused_decode_params(model.model.blocks, hidden, None) is None  # grad enabled
+
+
+@pytest.mark.parametrize("num_items_in_batch", [None, torch.tensor(40)])
+def test_causal_lm_loss_equals_transformers_loss_and_gradient(kernel, num_items_in_batch):
+    from transformers.loss.loss_utils import ForCausalLMLoss
+
+    logits = (torch.randn(3, 17, 1003) * 5).requires_grad_()
+    logits.data[1, 2, 500:] = float("-inf")  # a masked vocabulary slice
+    labels = torch.randint(0, 1003, (3, 17))
+    labels[0, :5] = -100  # prompt tokens
+    want = ForCausalLMLoss(logits, labels, 1003, num_items_in_batch=num_items_in_batch)
+    got = modeling_tiny_rwkv.causal_lm_loss(logits, labels, 1003, num_items_in_batch=num_items_in_batch)
+    torch.testing.assert_close(got, want)
+    torch.testing.assert_close(torch.autograd.grad(got, logits)[0], torch.autograd.grad(want, logits)[0])
+
+
+def test_cross_entropy_rejects_a_target_outside_the_vocabulary(kernel):
+    with pytest.raises(IndexError, match="outside"):
+        cpu_kernels.cross_entropy(torch.randn(2, 10), torch.tensor([3, 10]))
+
+
+def test_relu_square_equals_autograd(kernel):
+    x = torch.randn(4, 7, 300, requires_grad=True)
+    grad = torch.randn(4, 7, 300)
+    want = torch.square(torch.relu(x))
+    got = cpu_kernels.relu_square(x)
+    torch.testing.assert_close(got, want)
+    torch.testing.assert_close(torch.autograd.grad(got, x, grad)[0], torch.autograd.grad(want, x, grad)[0])
+
+
+def test_a_custom_loss_function_is_used_instead(model):
+    model.loss_function = lambda logits, labels, **kwargs: logits.sum() * 0 + 7.0
+    ids = torch.randint(2, 99, (2, 5))
+    assert model(ids, labels=ids).loss.item() == 7.0

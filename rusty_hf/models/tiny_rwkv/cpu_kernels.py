@@ -373,12 +373,99 @@ void decode_block(torch::Tensor x, std::vector<torch::Tensor> state, std::vector
     for (int64_t i = 0; i < B * C; ++i) xs[i] += sigmoidf(o1[i]) * o2[i];
 }
 
+// ---- Training: the cross-entropy of the head and the channel-mix's relu^2, one pass each way. ----
+// PyTorch's cross-entropy writes the whole log-softmax (N x vocab, ~100 MB at 1024 tokens x 24,000)
+// and its backward fills, scatters and re-reads it; here the forward keeps one log-sum-exp per row
+// and the backward writes the gradient in one pass. Rows run in parallel, each in one thread.
+
+// Per row: lse = log sum exp(x), loss = lse - x[target] (0 where target == ignore_index).
+std::vector<torch::Tensor> cross_entropy_forward(torch::Tensor logits, torch::Tensor target, int64_t ignore_index) {
+    TORCH_CHECK(logits.dim() == 2 && logits.scalar_type() == at::kFloat && logits.is_contiguous(), "logits (N, V) float32");
+    TORCH_CHECK(target.dim() == 1 && target.scalar_type() == at::kLong && target.size(0) == logits.size(0), "target (N,) int64");
+    const int64_t N = logits.size(0), V = logits.size(1);
+    auto lse = torch::empty({N}, logits.options()), loss = torch::empty({N}, logits.options());
+    const auto tc = target.contiguous();  // held: a temporary's pointer would dangle
+    const float* xp = logits.data_ptr<float>();
+    const int64_t* tp = tc.data_ptr<int64_t>();
+    float *lp = lse.data_ptr<float>(), *op = loss.data_ptr<float>();
+    at::parallel_for(0, N, 8, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+            const float* x = xp + i * V;
+            float mx = x[0];
+            for (int64_t v = 1; v < V; ++v) mx = x[v] > mx ? x[v] : mx;
+            float sum = 0;
+            _Pragma("omp simd reduction(+ : sum)")
+            for (int64_t v = 0; v < V; ++v) sum += std::exp(x[v] - mx);
+            lp[i] = mx + std::log(sum);
+            op[i] = tp[i] == ignore_index ? 0.0f : lp[i] - x[tp[i]];
+        }
+    });
+    return {lse, loss};
+}
+
+// d(sum_i g_i loss_i)/dx = g_i (softmax(x_i) - onehot(target_i)); rows with target == ignore_index get 0.
+torch::Tensor cross_entropy_backward(torch::Tensor logits, torch::Tensor target, torch::Tensor lse, torch::Tensor grad,
+                                     int64_t ignore_index) {
+    TORCH_CHECK(logits.is_contiguous() && grad.numel() == logits.size(0) && lse.numel() == logits.size(0), "cross_entropy_backward");
+    const int64_t N = logits.size(0), V = logits.size(1);
+    auto out = torch::empty_like(logits);
+    const auto tc = target.contiguous(), gc = grad.contiguous().to(at::kFloat);
+    const float *xp = logits.data_ptr<float>(), *lp = lse.data_ptr<float>(), *gp = gc.data_ptr<float>();
+    const int64_t* tp = tc.data_ptr<int64_t>();
+    float* op = out.data_ptr<float>();
+    at::parallel_for(0, N, 8, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+            const float* x = xp + i * V;
+            float* o = op + i * V;
+            if (tp[i] == ignore_index) {
+                std::fill(o, o + V, 0.0f);
+                continue;
+            }
+            const float g = gp[i], l = lp[i];
+            _Pragma("omp simd")
+            for (int64_t v = 0; v < V; ++v) o[v] = g * std::exp(x[v] - l);
+            o[tp[i]] -= g;
+        }
+    });
+    return out;
+}
+
+// relu(x)^2 and its gradient 2 relu(x) g, each one pass (autograd's version takes four kernels).
+torch::Tensor relu_square_forward(torch::Tensor x) {
+    TORCH_CHECK(x.scalar_type() == at::kFloat && x.is_contiguous(), "relu_square: contiguous float32");
+    auto y = torch::empty_like(x);
+    const float* xp = x.data_ptr<float>();
+    float* yp = y.data_ptr<float>();
+    at::parallel_for(0, x.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
+        _Pragma("omp simd")
+        for (int64_t i = begin; i < end; ++i) yp[i] = xp[i] > 0 ? xp[i] * xp[i] : 0.0f;
+    });
+    return y;
+}
+
+torch::Tensor relu_square_backward(torch::Tensor x, torch::Tensor g) {
+    TORCH_CHECK(x.scalar_type() == at::kFloat && x.is_contiguous() && g.sizes() == x.sizes(), "relu_square_backward");
+    auto gc = g.contiguous().to(at::kFloat);
+    auto out = torch::empty_like(x);
+    const float *xp = x.data_ptr<float>(), *gp = gc.data_ptr<float>();
+    float* op = out.data_ptr<float>();
+    at::parallel_for(0, x.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
+        _Pragma("omp simd")
+        for (int64_t i = begin; i < end; ++i) op[i] = xp[i] > 0 ? 2.0f * xp[i] * gp[i] : 0.0f;
+    });
+    return out;
+}
+
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     m.def("forward", &wkv_forward, "WKV forward (CPU)");
     m.def("backward", &wkv_backward, "WKV backward (CPU)");
     m.def("pack_linear_weight", &pack_linear_weight, "repack a Linear weight into column panels");
     m.def("packed_linear", &packed_linear, "x @ W^T for few-row x, W packed");
     m.def("decode_block", &decode_block, "one decoding step of an RWKV-4 block, in place");
+    m.def("cross_entropy_forward", &cross_entropy_forward, "per-row log-sum-exp and loss");
+    m.def("cross_entropy_backward", &cross_entropy_backward, "per-row (softmax - onehot) * g");
+    m.def("relu_square_forward", &relu_square_forward, "relu(x)^2");
+    m.def("relu_square_backward", &relu_square_backward, "2 relu(x) g");
 }
 """
 
@@ -477,3 +564,56 @@ class WKVCpuFunction(torch.autograd.Function):
             gy.contiguous(),
         )
         return gw.sum(0), gu.sum(0), gk, gv, None, None, None, None
+
+
+class CrossEntropyRows(torch.autograd.Function):
+    """Per-row cross-entropy of float32 logits (N, V) against targets (N,), 0 where ignored."""
+
+    @staticmethod
+    def forward(ctx, logits, target, ignore_index):
+        lse, loss = load_kernel().cross_entropy_forward(logits, target, ignore_index)
+        ctx.save_for_backward(logits, target, lse)
+        ctx.ignore_index = ignore_index
+        return loss
+
+    @staticmethod
+    def backward(ctx, grad):
+        logits, target, lse = ctx.saved_tensors
+        return load_kernel().cross_entropy_backward(logits, target, lse, grad.float(), ctx.ignore_index), None, None
+
+
+def cross_entropy(logits: torch.Tensor, target: torch.Tensor, ignore_index: int = -100, reduction: str = "mean") -> torch.Tensor:
+    """`F.cross_entropy(logits, target, ignore_index=..., reduction=...)` for (N, V) and (N,) inputs;
+    compiled for contiguous float32 CPU logits, PyTorch's operator otherwise."""
+    if logits.device.type != "cpu" or logits.dtype != torch.float32 or load_kernel() is None:
+        return torch.nn.functional.cross_entropy(logits, target, ignore_index=ignore_index, reduction=reduction)
+    target = target.long()
+    real = target != ignore_index
+    if bool(((target < 0) | (target >= logits.shape[1]))[real].any()):
+        raise IndexError(f"cross_entropy: a target is outside [0, {logits.shape[1]}) and is not ignore_index")
+    loss = CrossEntropyRows.apply(logits.contiguous(), target, ignore_index)
+    if reduction == "none":
+        return loss
+    total = loss.sum()
+    return total if reduction == "sum" else total / real.sum()
+
+
+class ReluSquare(torch.autograd.Function):
+    """relu(x)^2 for contiguous float32 CPU tensors."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return load_kernel().relu_square_forward(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return load_kernel().relu_square_backward(x, grad)
+
+
+def relu_square(x: torch.Tensor) -> torch.Tensor:
+    """`torch.square(torch.relu(x))`, compiled for float32 CPU tensors."""
+    if x.device.type != "cpu" or x.dtype != torch.float32 or load_kernel() is None:
+        return torch.square(torch.relu(x))
+    return ReluSquare.apply(x.contiguous())

@@ -34,11 +34,19 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 from transformers import GenerationMixin, PreTrainedModel
+from transformers.loss.loss_utils import ForCausalLMLoss
 from transformers.modeling_layers import GradientCheckpointingLayer
 from transformers.utils import ModelOutput
 
 from .configuration_tiny_rwkv import TinyRWKVConfig
-from .cpu_kernels import PACKED_LINEAR_MAX_ROWS, load_kernel, packed_linear, packed_linear_weight
+from .cpu_kernels import (
+    PACKED_LINEAR_MAX_ROWS,
+    cross_entropy,
+    load_kernel,
+    packed_linear,
+    packed_linear_weight,
+    relu_square,
+)
 from .wkv import MIN_EXPONENT, wkv
 
 STATE_FIELDS = ("att_shift", "att_a", "att_b", "att_p", "ffn_shift")
@@ -166,7 +174,7 @@ class TinyRWKVChannelMix(nn.Module):
     def forward(self, x, shift, mask):
         xx, new_shift = token_shift(x, shift, mask)
         delta = x - xx
-        k = torch.square(torch.relu(fast_linear(self.key, torch.addcmul(xx, delta, self.time_mix_k))))
+        k = relu_square(fast_linear(self.key, torch.addcmul(xx, delta, self.time_mix_k)))
         r = torch.sigmoid(fast_linear(self.receptance, torch.addcmul(xx, delta, self.time_mix_r)))
         return r * fast_linear(self.value, k), new_shift
 
@@ -494,6 +502,30 @@ def _normalise_mask(attention_mask: torch.Tensor | None, shape: torch.Size) -> t
     return attention_mask
 
 
+def causal_lm_loss(
+    logits: torch.Tensor,
+    labels: torch.Tensor,
+    vocab_size: int,
+    num_items_in_batch: torch.Tensor | int | None = None,
+    ignore_index: int = -100,
+    shift_labels: torch.Tensor | None = None,
+    **kwargs,
+) -> torch.Tensor:
+    """transformers' `ForCausalLMLoss` (same shift, float32 upcast and reductions, `num_items_in_batch`
+    for gradient accumulation) with `cpu_kernels.cross_entropy`, which on CPU never writes the
+    log-softmax of every position."""
+    logits = logits.float()
+    if shift_labels is None:
+        shift_labels = nn.functional.pad(labels, (0, 1), value=ignore_index)[..., 1:]
+    logits = logits.reshape(-1, vocab_size)
+    shift_labels = shift_labels.reshape(-1).to(logits.device)
+    if num_items_in_batch is None:
+        return cross_entropy(logits, shift_labels, ignore_index, "mean")
+    if torch.is_tensor(num_items_in_batch):
+        num_items_in_batch = num_items_in_batch.to(logits.device)
+    return cross_entropy(logits, shift_labels, ignore_index, "sum") / num_items_in_batch
+
+
 def _slice_for_logits(hidden: torch.Tensor, logits_to_keep: int | torch.Tensor) -> torch.Tensor:
     if isinstance(logits_to_keep, int):
         return hidden if logits_to_keep == 0 else hidden[:, -logits_to_keep:]
@@ -541,6 +573,12 @@ class TinyRWKVForCausalLM(TinyRWKVPreTrainedModel, GenerationMixin):
             model_inputs["logits_to_keep"] = logits_to_keep
         return model_inputs
 
+    def _causal_lm_loss(self, logits: torch.Tensor, labels: torch.Tensor, **kwargs) -> torch.Tensor:
+        """`self.loss_function`; the default one (transformers' ForCausalLMLoss) runs as `causal_lm_loss`."""
+        if self.loss_function is ForCausalLMLoss:
+            return causal_lm_loss(logits, labels, vocab_size=self.config.vocab_size, **kwargs)
+        return self.loss_function(logits, labels, vocab_size=self.config.vocab_size, **kwargs)
+
     def _lm_forward(self, input_ids, attention_mask, inputs_embeds, state, use_cache, output_hidden_states):
         return self.model(
             input_ids=input_ids,
@@ -574,7 +612,7 @@ class TinyRWKVForCausalLM(TinyRWKVPreTrainedModel, GenerationMixin):
         logits = fast_linear(self.lm_head, _slice_for_logits(out.last_hidden_state, logits_to_keep))
         loss = None
         if labels is not None:
-            loss = self.loss_function(logits, labels, vocab_size=self.config.vocab_size, **kwargs)
+            loss = self._causal_lm_loss(logits, labels, **kwargs)
         return_dict = return_dict if return_dict is not None else self.config.return_dict
         if not return_dict:
             return tuple(x for x in (loss, logits, out.state, out.hidden_states) if x is not None)
@@ -636,7 +674,7 @@ class TinyRWKVForCausalLMWithValueHead(TinyRWKVForCausalLM):
         value = self.v_head(self.v_dropout(hidden).to(self.v_head.weight.dtype)).squeeze(-1)
         loss = None
         if labels is not None:
-            loss = self.loss_function(logits, labels, vocab_size=self.config.vocab_size, **kwargs)
+            loss = self._causal_lm_loss(logits, labels, **kwargs)
         return_dict = return_dict if return_dict is not None else self.config.return_dict
         if not return_dict:
             return tuple(x for x in (loss, logits, value, out.state, out.hidden_states) if x is not None)
