@@ -166,3 +166,19 @@ def test_a_custom_loss_function_is_used_instead(model):
     model.loss_function = lambda logits, labels, **kwargs: logits.sum() * 0 + 7.0
     ids = torch.randint(2, 99, (2, 5))
     assert model(ids, labels=ids).loss.item() == 7.0
+
+
+def test_a_logits_gradient_still_in_use_is_never_handed_out_again(kernel):
+    # 200 x 24,000 floats: above the size at which the kernel recycles the freed gradient buffer
+    grads = []
+    for seed in range(3):
+        logits = torch.randn(200, 24000, generator=torch.Generator().manual_seed(seed)).requires_grad_()
+        target = torch.randint(0, 24000, (200,), generator=torch.Generator().manual_seed(seed))
+        grad = torch.autograd.grad(cpu_kernels.cross_entropy(logits, target), logits)[0]
+        want = torch.autograd.grad(torch.nn.functional.cross_entropy(logits, target), logits)[0]
+        torch.testing.assert_close(grad, want)
+        grads.append((grad, want))
+        if seed == 1:
+            del grads[0]  # freed: its buffer may serve the next call
+    for grad, want in grads:  # the ones kept alive were not overwritten
+        torch.testing.assert_close(grad, want)
