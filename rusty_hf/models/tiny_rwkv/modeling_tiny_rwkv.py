@@ -120,7 +120,7 @@ def _inference_weights(module: nn.Linear) -> tuple[torch.Tensor | None, torch.Te
     return cached[1], cached[2]
 
 
-def _transposed_halves(weight: torch.Tensor) -> torch.Tensor | None:
+def _transposed_halves(weight: torch.Tensor) -> torch.Tensor:
     """W^T for the fallback path, (halves, in, out / halves).
 
     A wide output (the head) is split in two column halves: MKL runs a single small-batch matmul
