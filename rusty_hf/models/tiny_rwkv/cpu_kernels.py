@@ -291,7 +291,7 @@ torch::Tensor packed_linear(torch::Tensor x, torch::Tensor packed, int64_t N) {
 // The same math as TinyRWKVBlock.forward on a (B, 1, C) input without a mask: the module path
 // costs ~40 dispatched ops per block, which at batch 1 is as long as the block's matmuls.
 
-// y = LayerNorm(x) per row, two-pass mean/variance in float (as ATen's CPU kernel).
+// y = LayerNorm(x) per row: two-pass mean and (biased) variance in float.
 static void layer_norm_rows(const float* x, int64_t B, int64_t C, const float* g, const float* beta, float eps, float* y) {
     for (int64_t r = 0; r < B; ++r) {
         const float* xr = x + r * C;
@@ -321,9 +321,9 @@ static void mix_rows(const float* h, float* prev, int64_t ls, int64_t B, int64_t
 static inline float sigmoidf(float z) { return 1.0f / (1.0f + std::exp(-z)); }
 
 // x (B, C): the residual stream, updated in place. state: this layer's (B, C) att_shift, a, b, p,
-// ffn_shift, updated in place: views of the (B, n_layers, C) state, rows ls floats apart. params (18): ln1.{weight,bias}, ln2.{weight,bias},
-// time_decay, time_first, att.time_mix_{k,v,r}, packed att.{key,value,receptance,output},
-// ffn.time_mix_{k,r}, packed ffn.{key,receptance,value}.
+// ffn_shift, updated in place: views of the (B, n_layers, C) state, rows ls floats apart.
+// params (18): ln1.{weight,bias}, ln2.{weight,bias}, time_decay, time_first, att.time_mix_{k,v,r},
+// packed att.{key,value,receptance,output}, ffn.time_mix_{k,r}, packed ffn.{key,receptance,value}.
 void decode_block(torch::Tensor x, std::vector<torch::Tensor> state, std::vector<torch::Tensor> params, double eps1,
                   double eps2) {
     TORCH_CHECK(x.dim() == 2 && x.scalar_type() == at::kFloat && x.is_contiguous(), "x must be (B, C) float32");
@@ -621,7 +621,7 @@ class CrossEntropyRows(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         logits, target, lse = ctx.saved_tensors
-        return load_kernel().cross_entropy_backward(logits, target, lse, grad.float(), ctx.ignore_index), None, None
+        return load_kernel().cross_entropy_backward(logits, target, lse, grad, ctx.ignore_index), None, None
 
 
 def cross_entropy(logits: torch.Tensor, target: torch.Tensor, ignore_index: int = -100, reduction: str = "mean") -> torch.Tensor:

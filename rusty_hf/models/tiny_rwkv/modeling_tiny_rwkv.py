@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import torch
 from torch import nn
+from torch.nn.modules import module as module_impl
 from transformers import GenerationMixin, PreTrainedModel
 from transformers.loss.loss_utils import ForCausalLMLoss
 from transformers.modeling_layers import GradientCheckpointingLayer
@@ -435,9 +436,7 @@ class _DecodePlan:
             weights = [m.weight for m in linears]
             if any(t.dtype != torch.float32 or t.device.type != "cpu" for t in (*vectors, *weights)):
                 return None
-            packed = [_inference_weights(m)[0] for m in linears]
-            if any(t is None for t in packed):
-                return None
+            packed = [_inference_weights(m)[0] for m in linears]  # never None: the caller checked the kernels
             detached = [t.detach() for t in vectors]
             args.append(([*detached[:9], *packed[:4], *detached[9:], *packed[4:]], block.ln1.eps, block.ln2.eps))
         return args
@@ -471,8 +470,6 @@ def _fused_decode_params(blocks: nn.ModuleList, hidden: torch.Tensor, mask: torc
 
 def _global_module_hooks() -> bool:
     """Whether hooks registered for every module (`nn.modules.module.register_module_forward_hook`) exist."""
-    from torch.nn.modules import module as module_impl
-
     return bool(getattr(module_impl, "_global_forward_hooks", None) or getattr(module_impl, "_global_forward_pre_hooks", None))
 
 
