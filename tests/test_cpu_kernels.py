@@ -31,18 +31,27 @@ def test_packed_linear_equals_f_linear_at_every_tile_edge(kernel, rows):
     torch.testing.assert_close(cpu_kernels.packed_linear(x, packed, 83), torch.nn.functional.linear(x, weight))
 
 
-def test_packed_linear_does_not_depend_on_the_thread_count(kernel):
-    weight, x = torch.randn(2048, 512), torch.randn(16, 512)
+@pytest.mark.parametrize(("outputs", "rows"), [(2048, 1), (2048, 16), (24000, 16)])
+def test_packed_linear_does_not_depend_on_the_thread_count(kernel, outputs, rows):
+    weight, x = torch.randn(outputs, 512), torch.randn(rows, 512)
     packed = cpu_kernels.packed_linear_weight(weight)
     threads = torch.get_num_threads()
     try:
         torch.set_num_threads(1)
-        one = cpu_kernels.packed_linear(x, packed, 2048)
+        one = cpu_kernels.packed_linear(x, packed, outputs)
         torch.set_num_threads(2)
-        two = cpu_kernels.packed_linear(x, packed, 2048)
+        two = cpu_kernels.packed_linear(x, packed, outputs)
     finally:
         torch.set_num_threads(threads)
     assert torch.equal(one, two)
+
+
+def test_a_weight_packed_for_other_shapes_is_refused(kernel):
+    packed = cpu_kernels.packed_linear_weight(torch.randn(64, 48))
+    with pytest.raises(RuntimeError, match="does not fit"):
+        cpu_kernels.packed_linear(torch.randn(2, 48), packed, 96)  # more outputs than were packed
+    with pytest.raises(RuntimeError, match="does not fit"):
+        cpu_kernels.packed_linear(torch.randn(2, 32), packed, 64)  # another input width
 
 
 def _decode(model, prompt, steps, fused=True):
