@@ -46,6 +46,19 @@ def test_packed_linear_does_not_depend_on_the_thread_count(kernel, outputs, rows
     assert torch.equal(one, two)
 
 
+@pytest.mark.parametrize("rows", [1, 16])
+def test_a_packed_weight_of_2_mib_or_more_lives_in_its_own_memory_and_multiplies_the_same(kernel, rows):
+    # 1,100 x 512 floats pack into 69 panels, 2.2 MiB: the huge-page allocation, freed with the tensor
+    weight, x = torch.randn(1100, 512), torch.randn(rows, 512)
+    packed = cpu_kernels.packed_linear_weight(weight)
+    assert packed.untyped_storage().nbytes() >= 2 << 20
+    want = torch.nn.functional.linear(x, weight)  # sums of 512 terms in another order: fp32 rounding apart
+    torch.testing.assert_close(cpu_kernels.packed_linear(x, packed, 1100), want, rtol=1e-5, atol=1e-4)
+    clone = packed.clone()
+    del packed
+    torch.testing.assert_close(cpu_kernels.packed_linear(x, clone, 1100), want, rtol=1e-5, atol=1e-4)
+
+
 def test_a_weight_packed_for_other_shapes_is_refused(kernel):
     packed = cpu_kernels.packed_linear_weight(torch.randn(64, 48))
     with pytest.raises(RuntimeError, match="does not fit"):

@@ -35,10 +35,14 @@ _SOURCE = r"""
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <initializer_list>
 #include <mutex>
 #include <utility>
 #include <vector>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 // Channels are processed in blocks of CB with time as the outer loop, so the inner loop runs over
 // contiguous memory and the compiler vectorises it (exp included, through libmvec). The math is
@@ -190,11 +194,33 @@ static inline f32x8 load8(const float* p) { return *reinterpret_cast<const f32x8
 static inline void store8(float* p, f32x8 v) { *reinterpret_cast<f32x8u*>(p) = v; }
 constexpr int64_t NR = 16;  // output columns per panel: two vectors
 
+// Zeroed float32 memory for a packed weight. From 2 MiB on, on Linux, it is 2 MiB-aligned and
+// asks for transparent huge pages (MADV_HUGEPAGE, which the common `madvise` THP setting honours):
+// a decoding step streams every weight once, and with 4 KiB pages each 4 KiB of it is a TLB miss.
+// Same-process A/B on the 2-core EPYC: generation ~6-8% faster at batch 1 and at batch 16. The
+// weights are packed once, so the one-time cost of assembling huge pages is paid outside the loop.
+static torch::Tensor zeroed_weight_memory(at::IntArrayRef sizes, const torch::TensorOptions& options) {
+    size_t bytes = sizeof(float);
+    for (const auto s : sizes) bytes *= size_t(s);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    constexpr size_t huge = size_t(2) << 20;
+    if (bytes >= huge) {
+        const size_t capacity = (bytes + huge - 1) / huge * huge;
+        void* mem = std::aligned_alloc(huge, capacity);
+        TORCH_CHECK(mem != nullptr, "out of memory packing a ", bytes, "-byte weight");
+        madvise(mem, capacity, MADV_HUGEPAGE);  // a hint: on failure the pages are simply 4 KiB
+        std::memset(mem, 0, bytes);
+        return torch::from_blob(mem, sizes, [](void* q) { std::free(q); }, options);
+    }
+#endif
+    return torch::zeros(sizes, options);
+}
+
 // W (N, K) -> (ceil(N / NR), K, NR): panel j holds columns [j*NR, j*NR + NR) of W^T, zero-padded.
 torch::Tensor pack_linear_weight(torch::Tensor w) {
     TORCH_CHECK(w.dim() == 2 && w.scalar_type() == at::kFloat && w.is_contiguous(), "pack: W must be (N, K) float32");
     const int64_t N = w.size(0), K = w.size(1), P = (N + NR - 1) / NR;
-    auto packed = torch::zeros({P, K, NR}, w.options());
+    auto packed = zeroed_weight_memory({P, K, NR}, w.options());
     const float* wp = w.data_ptr<float>();
     float* pp = packed.data_ptr<float>();
     at::parallel_for(0, P, 1, [&](int64_t begin, int64_t end) {
