@@ -93,22 +93,35 @@ def random_ids(batch: int, length: int, seed: int = 1) -> torch.Tensor:
     return torch.randint(1, VOCAB, (batch, length), generator=torch.Generator().manual_seed(seed))
 
 
-def median_seconds(fn: Callable[[], object], warmup: int, repeats: int) -> float:
-    for _ in range(warmup):  # first calls allocate AdamW state and warm the allocator and oneDNN caches
-        fn()
-    times = []
-    for _ in range(repeats):
+def timed(fn: Callable[[], object]) -> Callable[[], float]:
+    """`fn` as a measurement: its wall time in seconds."""
+
+    def run() -> float:
         start = time.perf_counter()
         fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        return time.perf_counter() - start
+
+    return run
 
 
-def train_step_seconds(model: torch.nn.Module, batch: int, seqlen: int, bf16: bool, warmup: int,
-                       repeats: int) -> float:
-    """Median wall time of one forward + backward + AdamW step (+ zero_grad)."""
+def interleaved_medians(runs: dict[str, Callable[[], float]], warmup: int, repeats: int) -> dict[str, float]:
+    """Median of each run's measurements, `repeats` of each with the runs alternating (A B, B A, ...)
+    so that a drift of the machine's speed moves the runs of a ratio alike. Each run is first called
+    `warmup` times unmeasured (first calls allocate AdamW state and warm the allocator and caches)."""
+    for run in runs.values():
+        for _ in range(warmup):
+            run()
+    values: dict[str, list[float]] = {name: [] for name in runs}
+    order = list(runs)
+    for i in range(repeats):
+        for name in order if i % 2 == 0 else order[::-1]:
+            values[name].append(runs[name]())
+    return {name: statistics.median(v) for name, v in values.items()}
+
+
+def train_step(model: torch.nn.Module, opt: torch.optim.Optimizer, batch: int, seqlen: int, bf16: bool) -> Callable[[], None]:
+    """One forward + backward + AdamW step (+ zero_grad) on a fixed random batch."""
     model.train()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)  # transformers.Trainer's default optimizer
     ids = random_ids(batch, seqlen)
 
     def step() -> None:
@@ -118,7 +131,11 @@ def train_step_seconds(model: torch.nn.Module, batch: int, seqlen: int, bf16: bo
         opt.step()
         opt.zero_grad(set_to_none=True)
 
-    return median_seconds(step, warmup, repeats)
+    return step
+
+
+def adamw(model: torch.nn.Module) -> torch.optim.Optimizer:
+    return torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)  # transformers.Trainer's default optimizer
 
 
 class TokenClock(BaseStreamer):
@@ -146,23 +163,25 @@ def generate(model: torch.nn.Module, ids: torch.Tensor, new_tokens: int, streame
         raise RuntimeError(f"generate returned {out.shape[1] - ids.shape[1]} new tokens, wanted {new_tokens}")
 
 
-def generate_tokens_per_s(model: torch.nn.Module, batch: int, new_tokens: int, warmup: int, repeats: int) -> float:
-    """Aggregate new tokens/s (batch * new_tokens / wall time) from a 16-token prompt, prefill included."""
+def generation_run(model: torch.nn.Module, batch: int, new_tokens: int) -> Callable[[], float]:
+    """Seconds for `batch` rows of exactly `new_tokens` from a 16-token prompt, prefill included."""
     model.eval()
     ids = random_ids(batch, 16)
-    return batch * new_tokens / median_seconds(lambda: generate(model, ids, new_tokens), warmup, repeats)
+    return timed(lambda: generate(model, ids, new_tokens))
 
 
-def decode_seconds_per_token(model: torch.nn.Module, context: int, new_tokens: int, repeats: int) -> float:
+def decode_run(model: torch.nn.Module, context: int, new_tokens: int) -> Callable[[], float]:
     """Per-token cost of `generate` at batch 1 after a prefill of `context` tokens, prefill excluded."""
     model.eval()
-    ids, per_token = random_ids(1, context), []
-    for i in range(repeats + 1):  # run 0 is warm-up
+    ids = random_ids(1, context)
+
+    def run() -> float:
         clock = TokenClock()
         generate(model, ids, new_tokens, streamer=clock)
-        if i:  # stamps[1] follows prefill + first token; the gaps after it are pure decode steps
-            per_token.append((clock.stamps[-1] - clock.stamps[1]) / (len(clock.stamps) - 2))
-    return statistics.median(per_token)
+        # stamps[1] follows prefill + first token; the gaps after it are pure decode steps
+        return (clock.stamps[-1] - clock.stamps[1]) / (len(clock.stamps) - 2)
+
+    return run
 
 
 def randomize_for_parity(model: torch.nn.Module, ids: torch.Tensor, key_max: float = 30.0) -> list[float]:
@@ -219,19 +238,27 @@ def run_worker(task: str, name: str, dtype: str, quick: bool) -> Result:
     warmup, repeats, new_tokens = (1, 2, 16) if quick else (2, 5, 64)
     model = build_model(name)
     res: Result = {"params_m": sum(p.numel() for p in model.parameters()) / 1e6, "rss_built_mib": peak_rss_mib()}
+    # The two sides of a ratio (batch 1 and 16, T=512 and 2048, context 64 and 2048) run interleaved.
     if task == "train":
-        sec = train_step_seconds(model, 4, 256, dtype == "bf16", warmup, repeats)
+        sec = interleaved_medians({"step": timed(train_step(model, adamw(model), 4, 256, dtype == "bf16"))}, warmup,
+                                  repeats)["step"]
         res |= {"step_s": sec, "tokens_per_s": 4 * 256 / sec, "peak_rss_mib": peak_rss_mib()}
     elif task == "generate":
-        for batch in (1, 16):  # VmHWM only grows, so batch 1's peak is read before batch 16 runs
-            res[f"b{batch}_tokens_per_s"] = generate_tokens_per_s(model, batch, new_tokens, 1, repeats)
-            res[f"b{batch}_peak_rss_mib"] = peak_rss_mib()
+        runs = {f"b{batch}": generation_run(model, batch, new_tokens) for batch in (1, 16)}
+        runs["b1"]()  # VmHWM only grows, so batch 1's peak is read before batch 16 first runs
+        res["b1_peak_rss_mib"] = peak_rss_mib()
+        seconds = interleaved_medians(runs, 1, repeats)
+        res["b16_peak_rss_mib"] = peak_rss_mib()
+        for batch in (1, 16):
+            res[f"b{batch}_tokens_per_s"] = batch * new_tokens / seconds[f"b{batch}"]
     elif task == "scaling":
-        for seqlen in (512, 2048):
-            res[f"train_T{seqlen}_step_s"] = train_step_seconds(model, 1, seqlen, False, 1, max(1, repeats - 2))
+        opt = adamw(model)
+        seconds = interleaved_medians({f"T{t}": timed(train_step(model, opt, 1, t, False)) for t in (512, 2048)}, 1,
+                                      max(1, repeats - 2))
+        res |= {f"train_{k}_step_s": v for k, v in seconds.items()}
         res["train_peak_rss_mib"] = peak_rss_mib()
-        for context in (64, 2048):
-            res[f"decode_ctx{context}_s_per_token"] = decode_seconds_per_token(model, context, new_tokens, repeats)
+        per_token = interleaved_medians({f"ctx{c}": decode_run(model, c, new_tokens) for c in (64, 2048)}, 1, repeats)
+        res |= {f"decode_{k}_s_per_token": v for k, v in per_token.items()}
     elif task == "parity":
         res |= parity(model, 128 if quick else 512)  # the floor is over 512; quick is only a smoke run
     else:

@@ -10,9 +10,10 @@ variant here), which reads the int8 weights directly; elsewhere the weight is de
 call. The output comes back in the input dtype.
 
 Speed (R2 sizes, batch-1 greedy decoding, 2-core AVX2 VM shared with other jobs): with one
-torch thread, int8 decodes at about fp32's speed (119 vs 112 tokens/s in `rusty-bench --threads 1`;
-it reads a quarter of the bytes, but fp32 decodes through TinyRWKV's compiled CPU kernels, one
-call per block, while these layers run as separate modules; before those kernels: 76-81 vs 63-69). With two threads on a busy machine the kernel's parallel split stalls on
+torch thread, int8 decodes at 0.9-1.1x fp32's speed (93 vs 102 tokens/s in `rusty-bench --threads 1`
+on 2026-11-22 19:59 UTC, 119 vs 112 in a run at 18:00; it reads a quarter of the bytes, but fp32 decodes
+through TinyRWKV's compiled CPU kernels, one call per block, while these layers run as separate
+modules; before those kernels: 76-81 vs 63-69). With two threads on a busy machine the kernel's parallel split stalls on
 the descheduled thread (~7.6 ms per call whatever the shape) and int8 falls to 0.2-0.3x fp32,
 so serve with one thread per generation there (space/app.py does). Alternatives measured on
 the 512->24,000 head at one row, busy machine, so rough: torchao 0.18 `Int8WeightOnlyConfig`
