@@ -9,7 +9,8 @@
   core's FMA peak; here W is repacked once into panels of 16 output columns, each a contiguous
   stream, the panels are split across the cores, and a register tile of up to 6 rows x 16 columns
   accumulates in fp32. Batch 1 reads the weights at the machine's two-core bandwidth instead of
-  one core's; batch 16 runs near both cores' FMA peak (see benchmarks/model_speed.py).
+  one core's; batch 16 runs at 60-65% of both cores' FMA peak with warm caches and ~50% while the
+  weights stream from memory (see benchmarks/model_speed.py and the README).
 
 Both are compiled with -march=native for the machine that builds them, on first use, with
 `torch.utils.cpp_extension.load_inline` (needs a C++ compiler and ninja; cached under
