@@ -242,11 +242,12 @@ static inline void store_tile_row(float* y, f32x8 lo, f32x8 hi, int64_t ncols) {
 }
 
 // An MR x NR tile of y: 2 * MR accumulators, the panel's two vectors and one broadcast per step.
-// With several rows the tile is compute-bound and the panel's tiles (`tiles` of them, this one
-// number `tile`) together prefetch the next panel, each a contiguous share of it at one cache line
-// every `tiles` steps. Prefetching it all from the first tile, a line per step, issued misses
-// faster than the core can hold them and stalled that tile (~15% slower at 16 rows, weights cold).
-template <int MR>
+// With a few rows (PREFETCH) the tile is compute-bound while the next panel has to come from
+// memory, so the panel's tiles (`tiles` of them, this one number `tile`) together prefetch it, each
+// a contiguous share at one cache line every `tiles` steps. Prefetching it all from the first tile,
+// a line per step, issued misses faster than the core can hold them and stalled that tile (~15%
+// slower at 16 rows, weights cold).
+template <int MR, bool PREFETCH>
 static inline void row_tile(const float* x, int64_t K, const float* panel, float* y, int64_t ldy, int64_t ncols,
                             int64_t tile, int64_t tiles) {
     f32x8 acc[MR][2];
@@ -254,7 +255,7 @@ static inline void row_tile(const float* x, int64_t K, const float* panel, float
     const float* next = panel + (K + tile * K / tiles) * NR;
     int64_t countdown = 1;
     for (int64_t k = 0; k < K; ++k) {
-        if (--countdown == 0) {
+        if (PREFETCH && --countdown == 0) {
             __builtin_prefetch(next);  // never faults, even past the end
             next += NR;
             countdown = tiles;
@@ -293,25 +294,37 @@ struct LinearJob {
     const float* x; int64_t M, K; const float* w; int64_t P, N; float* y;
 };
 
-// Columns [p*NR, p*NR + NR) of one job's y.
-static inline void linear_panel(const LinearJob& j, int64_t p) {
-    const float* panel = j.w + p * j.K * NR;
-    const int64_t n0 = p * NR, nc = std::min(NR, j.N - n0), M = j.M, K = j.K, N = j.N;
-    if (M == 1) return row_stream(j.x, K, panel, j.y + n0, nc);
-    const int64_t tiles = (M + 5) / 6;
+// Up to this many row tiles (24 rows) the next panel is prefetched. With more, each panel is reused
+// by enough tiles to hide the hardware prefetcher's latency, and the prefetch slowed a 256-row
+// product (a prompt of 16 tokens in 16 rows) by ~30% (2-core EPYC, weights in or out of cache).
+constexpr int64_t PREFETCH_MAX_TILES = 4;
+
+// Every row tile of one panel of a job: columns [n0, n0 + nc) of y.
+template <bool PREFETCH>
+static inline void panel_tiles(const LinearJob& j, const float* panel, int64_t n0, int64_t nc) {
+    const int64_t M = j.M, K = j.K, N = j.N, tiles = (M + 5) / 6;
     int64_t m = 0;
-    for (; m + 6 <= M; m += 6) row_tile<6>(j.x + m * K, K, panel, j.y + m * N + n0, N, nc, m / 6, tiles);
+    for (; m + 6 <= M; m += 6) row_tile<6, PREFETCH>(j.x + m * K, K, panel, j.y + m * N + n0, N, nc, m / 6, tiles);
     const float* xr = j.x + m * K;
     float* yr = j.y + m * N + n0;
     const int64_t t = m / 6;
     switch (M - m) {
-        case 5: row_tile<5>(xr, K, panel, yr, N, nc, t, tiles); break;
-        case 4: row_tile<4>(xr, K, panel, yr, N, nc, t, tiles); break;
-        case 3: row_tile<3>(xr, K, panel, yr, N, nc, t, tiles); break;
-        case 2: row_tile<2>(xr, K, panel, yr, N, nc, t, tiles); break;
-        case 1: row_tile<1>(xr, K, panel, yr, N, nc, t, tiles); break;
+        case 5: row_tile<5, PREFETCH>(xr, K, panel, yr, N, nc, t, tiles); break;
+        case 4: row_tile<4, PREFETCH>(xr, K, panel, yr, N, nc, t, tiles); break;
+        case 3: row_tile<3, PREFETCH>(xr, K, panel, yr, N, nc, t, tiles); break;
+        case 2: row_tile<2, PREFETCH>(xr, K, panel, yr, N, nc, t, tiles); break;
+        case 1: row_tile<1, PREFETCH>(xr, K, panel, yr, N, nc, t, tiles); break;
         default: break;
     }
+}
+
+// Columns [p*NR, p*NR + NR) of one job's y.
+static inline void linear_panel(const LinearJob& j, int64_t p) {
+    const float* panel = j.w + p * j.K * NR;
+    const int64_t n0 = p * NR, nc = std::min(NR, j.N - n0);
+    if (j.M == 1) return row_stream(j.x, j.K, panel, j.y + n0, nc);
+    if ((j.M + 5) / 6 <= PREFETCH_MAX_TILES) return panel_tiles<true>(j, panel, n0, nc);
+    panel_tiles<false>(j, panel, n0, nc);
 }
 
 // Independent products in one parallel region: their panels are split across the threads as one
@@ -582,9 +595,10 @@ _lock = threading.Lock()
 _kernel = None
 _tried = False
 
-# Up to this many rows the panels beat MKL's sgemm on the 2-core EPYC of benchmarks/model_speed.py
-# (the model's Linear layers: 142 vs 113 GFLOP/s at 256 rows, 147 vs 116 at 512; at 1024 rows
-# MKL is ahead), so prompts of a few hundred tokens prefill through them too.
+# Up to this many rows the panels match or beat MKL's sgemm on the 2-core EPYC of
+# benchmarks/model_speed.py (the model's Linear layers: 139 vs 113 GFLOP/s at 256 rows, 129 vs 129
+# at 512; at 1024 rows MKL is ahead, 128 vs 138), so prompts of a few hundred tokens prefill
+# through them too.
 PACKED_LINEAR_MAX_ROWS = 512
 
 
