@@ -258,7 +258,7 @@ def run_worker(task: str, name: str, dtype: str, quick: bool) -> Result:
         res |= {f"train_{k}_step_s": v for k, v in seconds.items()}
         res["train_peak_rss_mib"] = peak_rss_mib()
         # Both contexts do the same work per token, so only noise (~±8% per run on the 2-core VM, against
-        # a 10% floor) separates them: twice the samples of the other medians, for ~6 s more.
+        # a 10% floor) separates them: 2 * repeats - 1 pairs (9 in a full run, not 5), for ~6 s more.
         per_token = interleaved_medians({f"ctx{c}": decode_run(model, c, new_tokens) for c in (64, 2048)}, 1,
                                         2 * repeats - 1)
         res |= {f"decode_{k}_s_per_token": v for k, v in per_token.items()}
