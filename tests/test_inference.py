@@ -85,15 +85,32 @@ def test_int8_generate_matches_its_own_forward(saved):
     assert out.shape == (1, PROMPT.shape[1] + 6) and out[0, PROMPT.shape[1]] == step
 
 
-def test_bnb_4bit_on_cpu_generates(saved):
+@pytest.fixture(scope="module")
+def saved_64(tmp_path_factory):
+    """Like `saved`, but every Linear takes a multiple of 64 inputs, as bitsandbytes' CPU 4-bit needs."""
+    folder = tmp_path_factory.mktemp("tiny64")
+    torch.manual_seed(0)
+    model = TinyRWKVForCausalLM(tiny_config(vocab_size=128, d_embed=64, d_hidden=64))
+    model = randomise_zero_init(model, std=0.2).eval()
+    model.save_pretrained(folder)
+    return folder, model
+
+
+def test_bnb_4bit_on_cpu_generates(saved_64):
     pytest.importorskip("bitsandbytes")
-    model = load_model(saved[0], quantization="4bit", device="cpu")
+    model = load_model(saved_64[0], quantization="4bit", device="cpu")
     assert any(type(m).__name__ == "Linear4bit" for m in model.modules())
     assert model.model.blocks[0].att.time_decay.dtype == torch.float32
-    ref, got = _logits(saved[1]), _logits(model)
-    # NF4 on 32-wide layers is coarse: ask for the same logits direction, not closeness
+    ref, got = _logits(saved_64[1]), _logits(model)
+    # NF4 on 64-wide layers is coarse: ask for the same logits direction, not closeness
     assert torch.nn.functional.cosine_similarity(got.flatten(), ref.flatten(), dim=0) >= 0.8
     assert model.generate(PROMPT, max_new_tokens=4, do_sample=False, pad_token_id=1).shape[1] == PROMPT.shape[1] + 4
+
+
+def test_bnb_4bit_on_cpu_refuses_widths_it_cannot_pack(saved):
+    pytest.importorskip("bitsandbytes")
+    with pytest.raises(ValueError, match=r"blocks of 64 input features.*model\.emb_proj \(16\).*quantization='int8'"):
+        load_model(saved[0], quantization="4bit", device="cpu")
 
 
 def test_compile_flag_compiles_the_forward(saved):

@@ -8,8 +8,13 @@
 | quantization | CUDA                                   | CPU                                          |
 |--------------|----------------------------------------|----------------------------------------------|
 | "none"       | bf16 (fp16 where bf16 is unsupported)  | fp32                                         |
-| "int8"       | bitsandbytes LLM.int8 (8-bit)          | rusty_hf Int8WeightOnlyLinear (int8.py)      |
+| "int8"       | bitsandbytes LLM.int8 (8-bit), fp16    | rusty_hf Int8WeightOnlyLinear (int8.py)      |
 | "4bit"       | bitsandbytes NF4, bf16 compute         | bitsandbytes NF4 (its CPU backend), fp32 compute |
+
+LLM.int8 quantizes its activations from fp16, so the CUDA int8 path computes in fp16 (bf16 would
+be cast on every matmul, with a warning each time). bitsandbytes' CPU 4-bit kernels (0.50 and
+newer) repack weights in blocks of 64 input features, so every Linear it quantizes must have
+`in_features % 64 == 0` (TinyRWKV's real widths do; a toy model may not: that is refused up front).
 
 bitsandbytes goes through transformers' `BitsAndBytesConfig`, so it keeps transformers' own rules:
 the LM head and `_keep_in_fp32_modules` (time_decay, time_first, v_head) stay unquantized. The CPU
@@ -24,7 +29,7 @@ import os
 import shutil
 
 import torch
-from transformers import AutoModelForCausalLM, BitsAndBytesConfig, PreTrainedModel
+from transformers import AutoConfig, AutoModelForCausalLM, BitsAndBytesConfig, PreTrainedModel
 
 from rusty_hf.inference.int8 import quantize_int8_
 
@@ -76,6 +81,37 @@ def _has_cxx() -> bool:
     return any(shutil.which(c) for c in (os.environ.get("CXX", ""), "g++", "c++", "clang++") if c)
 
 
+# bitsandbytes' NF4 block: its CPU kernels reshape each weight's scales to (out, in // 64).
+BNB_4BIT_BLOCK = 64
+
+
+def check_cpu_4bit_widths(path: str, **kwargs) -> None:
+    """Refuse CPU 4-bit when a Linear bitsandbytes would quantize has a width its CPU kernels cannot pack.
+
+    Builds the model on the meta device (no weights are read) and lists the quantizable Linears, i.e.
+    all but the output embedding and `_keep_in_fp32_modules`, whose `in_features` is not a multiple of
+    64. Without this check bitsandbytes >= 0.50 fails at the first forward with a reshape error.
+    """
+    config = AutoConfig.from_pretrained(path, **kwargs)
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(config, trust_remote_code=kwargs.get("trust_remote_code", False))
+    kept = set(getattr(model, "_keep_in_fp32_modules", None) or ())
+    head = model.get_output_embeddings()
+    bad = [
+        f"{name} ({module.in_features})"
+        for name, module in model.named_modules()
+        if isinstance(module, torch.nn.Linear) and module is not head
+        and not kept.intersection(name.split(".")) and module.in_features % BNB_4BIT_BLOCK
+    ]
+    if bad:
+        raise ValueError(
+            f"quantization='4bit' on CPU: bitsandbytes' CPU kernels pack 4-bit weights in blocks of "
+            f"{BNB_4BIT_BLOCK} input features, and these layers have other widths: {', '.join(bad[:4])}"
+            f"{f' and {len(bad) - 4} more' if len(bad) > 4 else ''}. Fix: use quantization='int8' on CPU, or a model whose "
+            f"widths are multiples of {BNB_4BIT_BLOCK}."
+        )
+
+
 def _bnb_config(quantization: str, device: torch.device) -> BitsAndBytesConfig:
     if quantization == "int8":
         return BitsAndBytesConfig(load_in_8bit=True)
@@ -83,6 +119,12 @@ def _bnb_config(quantization: str, device: torch.device) -> BitsAndBytesConfig:
     return BitsAndBytesConfig(
         load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=compute, bnb_4bit_use_double_quant=True
     )
+
+
+def _bnb_compute_dtype(quantization: str, device: torch.device) -> torch.dtype:
+    if quantization == "int8":
+        return torch.float16  # LLM.int8 quantizes fp16 activations; any other dtype is cast per call
+    return _default_dtype(device) if device.type == "cuda" else torch.float32
 
 
 def _default_dtype(device: torch.device) -> torch.dtype:
@@ -108,7 +150,7 @@ def load_model(
         compile: True compiles the forward with torch.compile (inductor); a string picks the backend
             ("aot_eager" traces without generating code). The first calls of each shape are slow.
         device: "cpu" or "cuda"; None picks CUDA when there is one.
-        dtype: compute dtype of the unquantized path; None = bf16/fp16 on CUDA, fp32 on CPU.
+        dtype: compute dtype; None = bf16 (fp16 where unsupported, and for LLM.int8) on CUDA, fp32 on CPU.
         trust_remote_code: needed for a Hub checkpoint when rusty_hf did not register TinyRWKV.
         revision: Hub revision (branch, tag or commit).
     """
@@ -117,8 +159,10 @@ def load_model(
     path = os.fspath(path_or_hub_id)
     kwargs = {"trust_remote_code": trust_remote_code, "revision": revision}
     try:
+        if quantization == "4bit" and device.type == "cpu":
+            check_cpu_4bit_widths(path, **kwargs)
         if quantization == "4bit" or (quantization == "int8" and device.type == "cuda"):
-            compute = dtype or (_default_dtype(device) if device.type == "cuda" else torch.float32)
+            compute = dtype or _bnb_compute_dtype(quantization, device)
             model = AutoModelForCausalLM.from_pretrained(
                 path, quantization_config=_bnb_config(quantization, device), device_map={"": str(device)},
                 dtype=compute, **kwargs,
@@ -142,4 +186,4 @@ def load_model(
     return model
 
 
-__all__ = ["QUANTIZATIONS", "check_combination", "load_model", "resolve_device"]
+__all__ = ["QUANTIZATIONS", "check_combination", "check_cpu_4bit_widths", "load_model", "resolve_device"]
