@@ -17,6 +17,8 @@ def test_found_toolchain_is_the_real_compiler_inside_its_sysroot():
         pytest.skip(str(exc))
     assert toolchain.rustc.startswith(toolchain.sysroot + os.sep) and os.access(toolchain.rustc, os.X_OK)
     assert toolchain.target_libdir.startswith(toolchain.sysroot) and toolchain.version.startswith("rustc ")
+    assert toolchain.bin_dir == os.path.join(toolchain.sysroot, "bin")
+    assert toolchain.cargo in (None, os.path.join(toolchain.bin_dir, "cargo"))  # the real cargo, never rustup's proxy
 
 
 def test_explicit_missing_rustc_raises_naming_the_fix():

@@ -13,6 +13,12 @@ and then a small snapshot program in the same sandbox prints, after a random per
 files the command created or changed and the ones it deleted. The host applies that list through
 the same path checks as an EDIT, so nothing a command does can write outside the workspace.
 
+Where this machine has a Rust toolchain (``rustc`` found as the Rust reward finds it), commands
+see it read-only: ``cargo``, ``rustc``, ``rustfmt`` and clippy of the toolchain's sysroot are on
+PATH, cargo works offline with a ``CARGO_HOME`` of the run's own (``rusty_hf.agent.toolchain``).
+Without one, nothing is bound and ``cargo`` is simply not found. ``target/`` is not carried over,
+so each ``cargo`` command builds afresh.
+
 What is not carried over: file modes (an executable bit set by one command is gone in the next),
 symlinks and empty directories a command creates, and any change made by a command that timed out
 or was killed (``CommandResult.note`` says so). The sandbox's ``Limits.disk_mb`` bounds the
@@ -28,12 +34,17 @@ import os
 import secrets
 import sys
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
+from rusty_hf.agent.toolchain import CARGO_HOME_DIR, CommandToolchain, find_command_toolchain
 from rusty_hf.sandbox import Limits, run
 
-# Directories never copied into the sandbox (nor back): version control, caches, environments.
-EXCLUDED_DIRS = frozenset({".git", ".hg", "__pycache__", ".venv", "venv", "node_modules", "target", ".mypy_cache"})
+# Directories never copied into the sandbox (nor back): version control, caches, environments, and
+# the run's own cargo home (inside the work dir where the sandbox has no private /tmp).
+EXCLUDED_DIRS = frozenset(
+    {".git", ".hg", "__pycache__", ".venv", "venv", "node_modules", "target", ".mypy_cache", CARGO_HOME_DIR}
+)
 DEFAULT_LIMITS = Limits(output_bytes=16 << 20)  # room for the snapshot after the command's own output
 
 # Runs inside the sandbox after the command: argv = [rc, marker, manifest json, excluded json].
@@ -96,6 +107,7 @@ class Workspace:
         timeout: wall-clock seconds per command.
         limits: sandbox limits per command; the default allows 16 MB of output.
         env: extra environment variables for commands (the sandbox starts from a clean one).
+        rust: give commands this machine's Rust toolchain when it has one (see the module docstring).
     """
 
     def __init__(
@@ -105,6 +117,7 @@ class Workspace:
         timeout: float = 10.0,
         limits: Limits | None = None,
         env: dict[str, str] | None = None,
+        rust: bool = True,
     ) -> None:
         path = Path(root).expanduser()
         path.mkdir(parents=True, exist_ok=True)
@@ -112,6 +125,12 @@ class Workspace:
         self.timeout = timeout
         self.limits = limits or DEFAULT_LIMITS
         self.env = {"PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
+        self.rust = rust
+
+    @cached_property
+    def rust_toolchain(self) -> CommandToolchain | None:
+        """The Rust toolchain commands see; None without one (or with ``rust=False``). Looked up on first use."""
+        return find_command_toolchain() if self.rust else None
 
     def resolve(self, path: str) -> Path:
         """Return the host path for ``path`` (relative to the root); PathRefused if it would leave the root.
@@ -174,9 +193,13 @@ class Workspace:
         files = self.files()
         manifest = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
         marker = f"rusty-workspace-{secrets.token_hex(16)}"
-        argv = ["/bin/sh", "-c", _WRAPPER, "sh", command, _SNAPSHOT, sys.executable, marker]
+        tools = self.rust_toolchain
+        wrapper = tools.prelude + _WRAPPER if tools else _WRAPPER
+        argv = ["/bin/sh", "-c", wrapper, "sh", command, _SNAPSHOT, sys.executable, marker]
         argv += [json.dumps(manifest), json.dumps(sorted(EXCLUDED_DIRS))]
-        result = run(argv, files=files, timeout=self.timeout, limits=self.limits, env=self.env)
+        env = {**tools.env, **self.env} if tools else self.env  # the caller's own settings win
+        ro_paths = tools.ro_paths if tools else ()
+        result = run(argv, files=files, timeout=self.timeout, limits=self.limits, env=env, ro_paths=ro_paths)
         head, found, tail = result.stdout.rpartition(f"\n{marker}\n")
         output = (head if found else result.stdout) + result.stderr
         snapshot = _read_snapshot(tail) if found else None

@@ -1,4 +1,5 @@
-"""Finding the Rust toolchain the Rust reward compiles with: ``rustc``, its sysroot, ``clippy-driver``.
+"""Finding the Rust toolchain the Rust reward compiles with (and the agent's CMD runs use): ``rustc``,
+its sysroot, ``clippy-driver``, ``cargo``.
 
 The sandbox sees none of the host's files, so the compiler cannot be the rustup proxy in
 ``~/.cargo/bin`` (it reads ``~/.rustup``): the reward runs the real ``rustc`` inside the toolchain's
@@ -8,6 +9,7 @@ once per process (per ``rustc`` and ``PATH``) and cached.
     from rusty_hf.rewards.rust_toolchain import find_toolchain
     toolchain = find_toolchain()           # RustToolchainError naming the fix when there is none
     toolchain.rustc, toolchain.sysroot, toolchain.clippy_driver, toolchain.version
+    toolchain.bin_dir, toolchain.cargo     # <sysroot>/bin and the cargo in it, for the agent's CMD runs
 """
 
 from __future__ import annotations
@@ -38,6 +40,12 @@ class RustToolchain:
     target_libdir: str  # the host target's libstd.so, which dynamically linked test binaries load
     clippy_driver: str | None  # a drop-in rustc that also runs clippy's lints; None when not installed
     version: str  # ``rustc -V``; part of the reward cache key, so an upgrade never serves stale scores
+    cargo: str | None = None  # ``<sysroot>/bin/cargo`` (rustup toolchains ship one); None when not there
+
+    @property
+    def bin_dir(self) -> str:
+        """``<sysroot>/bin``: the real rustc, cargo, rustfmt, clippy-driver (never rustup's proxies)."""
+        return os.path.join(self.sysroot, "bin")
 
 
 def _candidates(rustc: str | None) -> list[str]:
@@ -71,14 +79,14 @@ def _find(rustc: str | None, path_env: str, home: str) -> RustToolchain:
         libdir = os.path.realpath(_ask(usable[0], "--print", "target-libdir"))
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise RustToolchainError(f"could not run {usable[0]}: {exc}; {INSTALL_HINT}") from exc
-    real = os.path.join(sysroot, "bin", "rustc")
-    clippy = os.path.join(sysroot, "bin", "clippy-driver")
+    real, clippy, cargo = (os.path.join(sysroot, "bin", name) for name in ("rustc", "clippy-driver", "cargo"))
     return RustToolchain(
         rustc=real if os.access(real, os.X_OK) else os.path.realpath(usable[0]),
         sysroot=sysroot,
         target_libdir=libdir,
         clippy_driver=clippy if os.access(clippy, os.X_OK) else None,
         version=version,
+        cargo=cargo if os.access(cargo, os.X_OK) else None,
     )
 
 
