@@ -28,6 +28,7 @@ from rusty_hf.data.corpus import (
     stdlib_texts,
 )
 from rusty_hf.tokenizer import DEFAULT_VOCAB_SIZE, check_tokenizer, train_tokenizer
+from rusty_hf.upstream_notices import quiet_upstream_notices
 
 SAMPLES = [
     "def fib(n: int) -> int:\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n",
@@ -108,6 +109,7 @@ def main(args: TokenizerArguments) -> PreTrainedTokenizerBase:
 
 
 if __name__ == "__main__":
+    quiet_upstream_notices()
     (script_args,) = HfArgumentParser(TokenizerArguments).parse_args_into_dataclasses()
     try:
         main(script_args)

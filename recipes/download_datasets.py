@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from transformers import HfArgumentParser
 
 from rusty_hf.data.corpus import DEFAULT_DATA_DIR, download_datasets
+from rusty_hf.upstream_notices import quiet_upstream_notices
 
 
 @dataclass
@@ -42,5 +43,6 @@ def main(args: DownloadArguments) -> int:
 
 
 if __name__ == "__main__":
+    quiet_upstream_notices()
     (script_args,) = HfArgumentParser(DownloadArguments).parse_args_into_dataclasses()
     sys.exit(main(script_args))

@@ -16,6 +16,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from rusty_hf.tokenizer import generation_eos_ids
 from rusty_hf.training import is_missing_local_folder
+from rusty_hf.upstream_notices import quiet_upstream_notices
 
 
 def reply(model, tokenizer, prompt: str, max_new_tokens: int = 96) -> str:
@@ -48,4 +49,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    quiet_upstream_notices()
     main()

@@ -18,6 +18,7 @@ from rusty_hf.trainers import CurriculumGRPOTrainer, add_rl_callbacks
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.run import train_and_finish
 from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset
+from rusty_hf.upstream_notices import quiet_upstream_notices
 
 
 def environment_factory(script_args: RLScriptArguments, tokenizer):
@@ -50,5 +51,6 @@ def main(script_args: RLScriptArguments, training_args: GRPOConfig, model_args: 
 
 
 if __name__ == "__main__":
+    quiet_upstream_notices()
     parser = TrlParser((RLScriptArguments, GRPOConfig, ModelConfig))
     main(*parser.parse_args_and_config())

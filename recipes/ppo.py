@@ -24,6 +24,7 @@ from rusty_hf.trainers.ppo_config import PPOConfig
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.run import train_and_finish
 from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset
+from rusty_hf.upstream_notices import quiet_upstream_notices
 
 
 class CurriculumPPOTrainer(CurriculumMixin, PPOTrainer):
@@ -55,5 +56,6 @@ def main(script_args: RLScriptArguments, training_args: PPOConfig, model_args: M
 
 
 if __name__ == "__main__":
+    quiet_upstream_notices()
     parser = TrlParser((RLScriptArguments, PPOConfig, ModelConfig))
     main(*parser.parse_args_and_config())

@@ -10,9 +10,8 @@ OUT_DIR="${OUT_DIR:-outputs}"
 START=$SECONDS
 stage() { printf '\n==> [%s] %s  (%ds elapsed)\n' "$1" "$2" "$((SECONDS - START))"; }
 
-stage 0/6 "installing rusty_hf (torch pinned to the local CPU wheel)"
-python3 -m pip install -q --disable-pip-version-check torch==2.13.0
-python3 -m pip install -q --disable-pip-version-check -e .
+stage 0/6 "installing rusty_hf from the lock (constraints.txt; torch as the CPU wheel)"
+bash recipes/install.sh
 export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" TOKENIZERS_PARALLELISM=false PATH="$HOME/.cargo/bin:$PATH"
 
 stage 1/6 "tokenizer (24K byte-level BPE, recipes/build_tokenizer.py)"

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from rusty_hf.reward_gain import compare, score_checkpoint
+from rusty_hf.upstream_notices import quiet_upstream_notices
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -45,4 +46,5 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 if __name__ == "__main__":
+    quiet_upstream_notices()
     main()

@@ -38,6 +38,7 @@ import render
 
 from rusty_hf.inference import load_model, stream_reply
 from rusty_hf.protocol import ProtocolError, parse_action
+from rusty_hf.upstream_notices import quiet_upstream_notices
 
 logger = logging.getLogger("rusty_space")
 
@@ -191,6 +192,7 @@ def _final_card(text: str, session: Session, sandbox_exec: bool) -> str:
 
 def main() -> None:
     """Load the model named by the environment and serve it."""
+    quiet_upstream_notices()
     import torch
     from transformers import AutoTokenizer
 

@@ -21,9 +21,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
 fi
 
-# torch is pinned first so pip takes the local CPU wheel instead of a multi-GB CUDA build.
-python3 -m pip install -q --disable-pip-version-check torch==2.13.0
-python3 -m pip install -q --disable-pip-version-check -e ".[dev]"
+# Everything at the versions CI tested (the lock, constraints.txt), torch as the CPU wheel.
+bash recipes/install.sh dev
 
 export PATH="$HOME/.cargo/bin:$PATH"  # rustc/clippy live there on these machines
 export HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false GRADIO_ANALYTICS_ENABLED=False

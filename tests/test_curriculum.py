@@ -159,7 +159,7 @@ def grpo_run(tmp_path_factory, tiny_tokenizer):
         use_cpu=True,
         save_strategy="no",
         seed=0,
-        gradient_checkpointing=False,
+        activation_checkpointing=False,
     )
     trainer = CurriculumGRPOTrainer(
         model=AutoModelForCausalLM.from_pretrained(folder),

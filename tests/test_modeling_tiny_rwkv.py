@@ -146,14 +146,14 @@ def test_logits_to_keep_computes_only_the_last_positions(tiny_model):
     torch.testing.assert_close(last, full[:, -3:])
 
 
-def test_gradient_checkpointing_gives_the_same_gradients():
+def test_activation_checkpointing_gives_the_same_gradients():
     ids = torch.randint(2, 99, (2, 16))
     grads = []
     for checkpointing in (False, True):
         torch.manual_seed(0)
         model = randomise_zero_init(TinyRWKVForCausalLM(tiny_config())).train()
         if checkpointing:
-            model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})  # the name TRL calls
+            model.activation_checkpointing_enable(activation_checkpointing_kwargs={"use_reentrant": False})
         model(ids, labels=ids).loss.backward()
         grads.append({n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None})
     assert grads[0].keys() == grads[1].keys() and len(grads[0]) > 10

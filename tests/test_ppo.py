@@ -62,7 +62,7 @@ def _ppo_args(output_dir, **overrides) -> PPOConfig:
         "use_cpu": True,
         "bf16": False,
         "save_strategy": "no",
-        "gradient_checkpointing": False,
+        "activation_checkpointing": False,
         "disable_dropout": True,
         "seed": 0,
     }

@@ -217,7 +217,7 @@ def test_grpo_trainer_logs_teacher_reward_and_metrics(server, tmp_path, tiny_tok
         report_to="none",
         use_cpu=True,
         save_strategy="no",
-        gradient_checkpointing=False,
+        activation_checkpointing=False,
     )
     reward = make_reward(server.openai_url, tmp_path)
     trainer = GRPOTrainer(

@@ -27,6 +27,7 @@ from rusty_hf.agent.workspace import Workspace
 from rusty_hf.inference import QUANTIZATIONS, load_model
 from rusty_hf.protocol import ProtocolError
 from rusty_hf.tokenizer import check_tokenizer
+from rusty_hf.upstream_notices import quiet_upstream_notices
 
 QUIT = {":q", ":quit", "exit", "quit"}
 HELP = ":dry toggle dry-run | :clear new conversation | :help this text | :q or exit quit"
@@ -148,6 +149,7 @@ def handle_line(line: str, session: AgentSession, printer: ReplyPrinter | None =
 
 
 def main(argv: list[str] | None = None) -> int:
+    quiet_upstream_notices()
     args = build_parser().parse_args(argv)
     printer = ReplyPrinter()
 

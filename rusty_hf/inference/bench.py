@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from rusty_hf.upstream_notices import quiet_upstream_notices
+
 CPU_MODES = {"fp32": "none", "int8": "int8", "4bit": "4bit"}
 CUDA_MODES = {"fp16": "none", "bf16": "none", "bnb-int8": "int8", "bnb-4bit": "4bit"}
 FLOORS = {"int8_weight_ratio_max": 0.45, "int8_tokens_ratio_min": 0.75}
@@ -137,6 +139,7 @@ def _floors(rows: list[dict]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    quiet_upstream_notices()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", help="checkpoint folder; default: a fresh random R2-size TinyRWKV")
     parser.add_argument("--new-tokens", type=int, default=64)

@@ -195,7 +195,7 @@ class PPOTrainer(GRPOTrainer):
         attention_mask = torch.cat([batch["prompt_mask"], batch["completion_mask"]], dim=1)
         mode = "train" if self.model.training else "eval"
         batch_size = self.args.per_device_train_batch_size if mode == "train" else self.args.per_device_eval_batch_size
-        with disable_gradient_checkpointing(self.model, self.args.gradient_checkpointing_kwargs):
+        with disable_gradient_checkpointing(self.model, self.args.activation_checkpointing_kwargs):
             logps, _, values = self._logps_and_values(
                 self.model, input_ids, attention_mask, batch["completion_ids"].size(1), batch_size=batch_size
             )

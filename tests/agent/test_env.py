@@ -101,7 +101,7 @@ def test_grpo_rollouts_call_the_tools_and_are_rewarded_by_the_environment(tmp_pa
     args = GRPOConfig(
         output_dir=str(tmp_path / "grpo"), max_steps=2, per_device_train_batch_size=2, num_generations=2,
         max_completion_length=64, max_tool_calling_iterations=1, temperature=0.2, learning_rate=1e-4, logging_steps=1,
-        report_to="none", use_cpu=True, save_strategy="no", gradient_checkpointing=False,
+        report_to="none", use_cpu=True, save_strategy="no", activation_checkpointing=False,
     )
     trainer = GRPOTrainer(
         model=model, args=args, train_dataset=data, processing_class=tok,
