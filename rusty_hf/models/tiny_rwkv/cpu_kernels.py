@@ -1,4 +1,4 @@
-"""Compiled CPU kernels: WKV (the same math as `wkv.WKVFunction`) and few-row linear layers.
+"""Compiled CPU kernels: WKV (the same math as `wkv_torch.WKVFunction`) and few-row linear layers.
 
 - WKV: the pure-PyTorch operator spends most of its time dispatching ~20 small ops per time step.
   This kernel walks time once per block of 64 channels (the channel loop vectorised), runs the
@@ -666,27 +666,46 @@ def packed_linear(x: torch.Tensor, packed: torch.Tensor, out_features: int) -> t
     return load_kernel().packed_linear(x.contiguous(), packed, out_features)
 
 
+def wkv_cpu_forward(
+    w: torch.Tensor, u: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+    a0: torch.Tensor, b0: torch.Tensor, p0: torch.Tensor, mask: torch.Tensor | None,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(y, a, b, p) through the compiled kernel, without autograd: k, v (B, T, C) contiguous."""
+    a, b, p = a0.clone(), b0.clone(), p0.clone()
+    y = load_kernel().forward(w.contiguous(), u.contiguous(), k, v, a, b, p, _mask_arg(mask))
+    return y, a, b, p
+
+
+def wkv_cpu_backward(
+    w: torch.Tensor, u: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+    a0: torch.Tensor, b0: torch.Tensor, p0: torch.Tensor, mask: torch.Tensor | None, gy: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(gw, gu, gk, gv); the kernel recomputes the forward states from the incoming one."""
+    gk, gv, gw, gu = load_kernel().backward(
+        w.contiguous(), u.contiguous(), k, v, a0.contiguous(), b0.contiguous(), p0.contiguous(), _mask_arg(mask),
+        gy.contiguous(),
+    )
+    return gw.sum(0), gu.sum(0), gk, gv
+
+
+def _mask_arg(mask: torch.Tensor | None) -> torch.Tensor:
+    return mask.bool().contiguous() if mask is not None else torch.empty(0, dtype=torch.bool)
+
+
 class WKVCpuFunction(torch.autograd.Function):
-    """WKV on CPU through the compiled kernel. Same inputs and outputs as `wkv.WKVFunction`."""
+    """WKV on CPU through the compiled kernel. Same inputs and outputs as `wkv_torch.WKVFunction`."""
 
     @staticmethod
     def forward(ctx, w, u, k, v, a0, b0, p0, mask):
-        kernel = load_kernel()
-        mask_t = mask.bool().contiguous() if mask is not None else torch.empty(0, dtype=torch.bool)
-        a, b, p = a0.clone(), b0.clone(), p0.clone()
-        y = kernel.forward(w.contiguous(), u.contiguous(), k, v, a, b, p, mask_t)
-        ctx.save_for_backward(w, u, k, v, a0, b0, p0, mask_t)
+        y, a, b, p = wkv_cpu_forward(w, u, k, v, a0, b0, p0, mask)
+        ctx.save_for_backward(w, u, k, v, a0, b0, p0, mask)
         ctx.mark_non_differentiable(a, b, p)
         return y, a, b, p
 
     @staticmethod
     def backward(ctx, gy, *_state_grads):
-        w, u, k, v, a0, b0, p0, mask_t = ctx.saved_tensors
-        gk, gv, gw, gu = load_kernel().backward(
-            w.contiguous(), u.contiguous(), k, v, a0.contiguous(), b0.contiguous(), p0.contiguous(), mask_t,
-            gy.contiguous(),
-        )
-        return gw.sum(0), gu.sum(0), gk, gv, None, None, None, None
+        gw, gu, gk, gv = wkv_cpu_backward(*ctx.saved_tensors, gy)
+        return gw, gu, gk, gv, None, None, None, None
 
 
 class CrossEntropyRows(torch.autograd.Function):
