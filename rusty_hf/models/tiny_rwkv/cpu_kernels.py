@@ -708,6 +708,12 @@ class WKVCpuFunction(torch.autograd.Function):
         return gw, gu, gk, gv, None, None, None, None
 
 
+def _use_torch_ops(x: torch.Tensor) -> bool:
+    """Whether an op on `x` takes PyTorch's path: not float32 on CPU, no kernel, or being traced by
+    torch.compile (dynamo cannot see into the kernel, and fuses PyTorch's elementwise ops itself)."""
+    return torch.compiler.is_compiling() or x.device.type != "cpu" or x.dtype != torch.float32 or load_kernel() is None
+
+
 class CrossEntropyRows(torch.autograd.Function):
     """Per-row cross-entropy of float32 logits (N, V) against targets (N,), 0 where ignored."""
 
@@ -726,8 +732,8 @@ class CrossEntropyRows(torch.autograd.Function):
 
 def cross_entropy(logits: torch.Tensor, target: torch.Tensor, ignore_index: int = -100, reduction: str = "mean") -> torch.Tensor:
     """`F.cross_entropy(logits, target, ignore_index=..., reduction=...)` for (N, V) and (N,) inputs;
-    compiled for contiguous float32 CPU logits, PyTorch's operator otherwise."""
-    if logits.device.type != "cpu" or logits.dtype != torch.float32 or load_kernel() is None:
+    compiled for contiguous float32 CPU logits, PyTorch's operator otherwise (see `_use_torch_ops`)."""
+    if _use_torch_ops(logits):
         return torch.nn.functional.cross_entropy(logits, target, ignore_index=ignore_index, reduction=reduction)
     target = target.long()
     real = target != ignore_index
@@ -755,7 +761,7 @@ class ReluSquare(torch.autograd.Function):
 
 
 def relu_square(x: torch.Tensor) -> torch.Tensor:
-    """`torch.square(torch.relu(x))`, compiled for float32 CPU tensors."""
-    if x.device.type != "cpu" or x.dtype != torch.float32 or load_kernel() is None:
+    """`torch.square(torch.relu(x))`, compiled for float32 CPU tensors (see `_use_torch_ops`)."""
+    if _use_torch_ops(x):
         return torch.square(torch.relu(x))
     return ReluSquare.apply(x.contiguous())

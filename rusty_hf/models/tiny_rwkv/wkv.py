@@ -16,8 +16,9 @@ the exponents, so nothing overflows however large the keys get.
   ``triton``: `wkv_triton` (GPU; CPU tensors only under ``TRITON_INTERPRET=1``);
   ``cpp``: `cpu_kernels.WKVCpuFunction`'s kernel (CPU tensors); ``torch``: `wkv_torch`, any device.
 - Every backend runs inside one torch custom op (registered fake and autograd), so torch.compile
-  traces through WKV without a graph break on any device. The backend is chosen when a graph is
-  traced: changing the variable later needs a recompile (`torch._dynamo.reset()`).
+  traces through WKV without a graph break on any device; a training step of the whole model
+  compiles with `fullgraph=True` (tests/test_modeling_tiny_rwkv.py). The backend is chosen when a
+  graph is traced: changing the variable later needs a recompile (`torch._dynamo.reset()`).
 
 Masking: positions where ``mask`` is 0 leave the state untouched and output 0, so left padding
 never leaks into the recurrence. Gradients do not flow into an incoming state (training runs
