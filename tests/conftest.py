@@ -13,6 +13,11 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+# Without a GPU, the Triton WKV kernels are tested in Triton's CPU interpreter. Triton reads this
+# when it defines a kernel, its own library's included, and importing rusty_hf imports triton (through
+# torch._dynamo), so it is set here, first. Nothing else runs Triton kernels on a machine without CUDA.
+if not torch.cuda.is_available():
+    os.environ.setdefault("TRITON_INTERPRET", "1")
 
 from rusty_hf import TinyRWKVConfig, TinyRWKVForCausalLM  # noqa: E402
 
@@ -32,6 +37,16 @@ def randomise_zero_init(model: torch.nn.Module, std: float = 0.5, seed: int = 0)
             if param.dim() == 2 and not param.any():
                 param.copy_(torch.randn(param.shape, generator=gen) * std)
     return model
+
+
+def wkv_inputs(B=2, T=7, C=5, dtype=torch.float64, key_scale=1.0, seed=0) -> list[torch.Tensor]:
+    """(w, u, k, v) for the WKV operator, requiring grad: w in [-3.05, -0.05], keys scaled."""
+    gen = torch.Generator().manual_seed(seed)
+    w = -(torch.rand(C, generator=gen, dtype=dtype) * 3 + 0.05)
+    u = torch.randn(C, generator=gen, dtype=dtype)
+    k = torch.randn(B, T, C, generator=gen, dtype=dtype) * key_scale
+    v = torch.randn(B, T, C, generator=gen, dtype=dtype)
+    return [x.requires_grad_() for x in (w, u, k, v)]
 
 
 @pytest.fixture

@@ -161,6 +161,33 @@ def test_activation_checkpointing_gives_the_same_gradients():
         torch.testing.assert_close(grads[1][name], grads[0][name], rtol=1e-5, atol=1e-6)
 
 
+def test_a_training_step_compiles_as_one_graph_with_the_same_loss_and_gradients():
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model = randomise_zero_init(TinyRWKVForCausalLM(tiny_config())).train()
+    ids = torch.randint(2, 99, (2, 12))
+    params = list(model.parameters())
+    results = []
+    for run in (model, torch.compile(model, backend="aot_eager", fullgraph=True)):  # fullgraph: a break raises
+        loss = run(ids, labels=ids).loss
+        results.append((loss, torch.autograd.grad(loss, params)))
+    (loss, grads), (want_loss, want_grads) = reversed(results)
+    torch.testing.assert_close(loss, want_loss, rtol=1e-6, atol=0)
+    for got, want in zip(grads, want_grads):  # eager runs the C++ kernels, compiled PyTorch's: summation order
+        torch.testing.assert_close(got, want, rtol=0, atol=1e-5 * float(want.abs().max()))
+    torch._dynamo.reset()
+
+
+def test_left_padded_inference_compiles_as_one_graph_with_the_same_logits(tiny_model):
+    torch._dynamo.reset()
+    ids, mask = _left_pad([torch.randint(2, 99, (5,)), torch.randint(2, 99, (9,))])
+    with torch.no_grad():
+        want = tiny_model(ids, attention_mask=mask).logits
+        got = torch.compile(tiny_model, backend="aot_eager", fullgraph=True)(ids, attention_mask=mask).logits
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+    torch._dynamo.reset()
+
+
 def test_bf16_load_keeps_wkv_parameters_in_fp32(tmp_path):
     TinyRWKVForCausalLM(tiny_config()).save_pretrained(tmp_path)
     model = TinyRWKVForCausalLM.from_pretrained(tmp_path, dtype=torch.bfloat16)

@@ -6,6 +6,7 @@ import sys
 import textwrap
 
 import torch
+from transformers.dynamic_module_utils import get_imports
 
 from rusty_hf import TinyRWKVForCausalLM
 from tests.conftest import randomise_zero_init, tiny_config
@@ -41,7 +42,8 @@ def test_remote_code_round_trip_is_bit_exact_in_a_process_without_rusty_hf(tmp_p
     model.save_pretrained(folder)
     config = json.loads((folder / "config.json").read_text())
     assert config["auto_map"]["AutoModelForCausalLM"] == "modeling_tiny_rwkv.TinyRWKVForCausalLM"
-    for code in ("configuration_tiny_rwkv.py", "modeling_tiny_rwkv.py", "wkv.py", "cpu_kernels.py"):
+    for code in ("configuration_tiny_rwkv.py", "modeling_tiny_rwkv.py", "wkv.py", "wkv_torch.py", "wkv_triton.py",
+                 "cpu_kernels.py"):
         assert (folder / code).is_file(), code
 
     ids = torch.randint(2, 99, (2, 12))
@@ -59,3 +61,11 @@ def test_remote_code_round_trip_is_bit_exact_in_a_process_without_rusty_hf(tmp_p
         assert torch.equal(remote["logits"], model(ids).logits)
     local = model.generate(ids[:1], max_new_tokens=5, min_new_tokens=5, do_sample=False)
     assert torch.equal(remote["generated"], local)
+
+
+def test_saved_code_requires_only_torch_and_transformers(tmp_path):
+    """transformers refuses remote code whose files import a missing package outside a try block
+    (it checks every file when the code comes from the Hub): triton must stay optional."""
+    TinyRWKVForCausalLM(tiny_config()).save_pretrained(tmp_path)
+    for code in tmp_path.glob("*.py"):
+        assert set(get_imports(code)) <= {"torch", "transformers"} | set(sys.stdlib_module_names), code.name

@@ -1,4 +1,4 @@
-"""Compiled CPU kernels: WKV (the same math as `wkv.WKVFunction`) and few-row linear layers.
+"""Compiled CPU kernels: WKV (the same math as `wkv_torch.WKVFunction`) and few-row linear layers.
 
 - WKV: the pure-PyTorch operator spends most of its time dispatching ~20 small ops per time step.
   This kernel walks time once per block of 64 channels (the channel loop vectorised), runs the
@@ -666,27 +666,52 @@ def packed_linear(x: torch.Tensor, packed: torch.Tensor, out_features: int) -> t
     return load_kernel().packed_linear(x.contiguous(), packed, out_features)
 
 
+def wkv_cpu_forward(
+    w: torch.Tensor, u: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+    a0: torch.Tensor, b0: torch.Tensor, p0: torch.Tensor, mask: torch.Tensor | None,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(y, a, b, p) through the compiled kernel, without autograd: k, v (B, T, C) contiguous."""
+    a, b, p = a0.clone(), b0.clone(), p0.clone()
+    y = load_kernel().forward(w.contiguous(), u.contiguous(), k, v, a, b, p, _mask_arg(mask))
+    return y, a, b, p
+
+
+def wkv_cpu_backward(
+    w: torch.Tensor, u: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+    a0: torch.Tensor, b0: torch.Tensor, p0: torch.Tensor, mask: torch.Tensor | None, gy: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(gw, gu, gk, gv); the kernel recomputes the forward states from the incoming one."""
+    gk, gv, gw, gu = load_kernel().backward(
+        w.contiguous(), u.contiguous(), k, v, a0.contiguous(), b0.contiguous(), p0.contiguous(), _mask_arg(mask),
+        gy.contiguous(),
+    )
+    return gw.sum(0), gu.sum(0), gk, gv
+
+
+def _mask_arg(mask: torch.Tensor | None) -> torch.Tensor:
+    return mask.bool().contiguous() if mask is not None else torch.empty(0, dtype=torch.bool)
+
+
 class WKVCpuFunction(torch.autograd.Function):
-    """WKV on CPU through the compiled kernel. Same inputs and outputs as `wkv.WKVFunction`."""
+    """WKV on CPU through the compiled kernel. Same inputs and outputs as `wkv_torch.WKVFunction`."""
 
     @staticmethod
     def forward(ctx, w, u, k, v, a0, b0, p0, mask):
-        kernel = load_kernel()
-        mask_t = mask.bool().contiguous() if mask is not None else torch.empty(0, dtype=torch.bool)
-        a, b, p = a0.clone(), b0.clone(), p0.clone()
-        y = kernel.forward(w.contiguous(), u.contiguous(), k, v, a, b, p, mask_t)
-        ctx.save_for_backward(w, u, k, v, a0, b0, p0, mask_t)
+        y, a, b, p = wkv_cpu_forward(w, u, k, v, a0, b0, p0, mask)
+        ctx.save_for_backward(w, u, k, v, a0, b0, p0, mask)
         ctx.mark_non_differentiable(a, b, p)
         return y, a, b, p
 
     @staticmethod
     def backward(ctx, gy, *_state_grads):
-        w, u, k, v, a0, b0, p0, mask_t = ctx.saved_tensors
-        gk, gv, gw, gu = load_kernel().backward(
-            w.contiguous(), u.contiguous(), k, v, a0.contiguous(), b0.contiguous(), p0.contiguous(), mask_t,
-            gy.contiguous(),
-        )
-        return gw.sum(0), gu.sum(0), gk, gv, None, None, None, None
+        gw, gu, gk, gv = wkv_cpu_backward(*ctx.saved_tensors, gy)
+        return gw, gu, gk, gv, None, None, None, None
+
+
+def _use_torch_ops(x: torch.Tensor) -> bool:
+    """Whether an op on `x` takes PyTorch's path: not float32 on CPU, no kernel, or being traced by
+    torch.compile (dynamo cannot see into the kernel, and fuses PyTorch's elementwise ops itself)."""
+    return torch.compiler.is_compiling() or x.device.type != "cpu" or x.dtype != torch.float32 or load_kernel() is None
 
 
 class CrossEntropyRows(torch.autograd.Function):
@@ -707,8 +732,8 @@ class CrossEntropyRows(torch.autograd.Function):
 
 def cross_entropy(logits: torch.Tensor, target: torch.Tensor, ignore_index: int = -100, reduction: str = "mean") -> torch.Tensor:
     """`F.cross_entropy(logits, target, ignore_index=..., reduction=...)` for (N, V) and (N,) inputs;
-    compiled for contiguous float32 CPU logits, PyTorch's operator otherwise."""
-    if logits.device.type != "cpu" or logits.dtype != torch.float32 or load_kernel() is None:
+    compiled for contiguous float32 CPU logits, PyTorch's operator otherwise (see `_use_torch_ops`)."""
+    if _use_torch_ops(logits):
         return torch.nn.functional.cross_entropy(logits, target, ignore_index=ignore_index, reduction=reduction)
     target = target.long()
     real = target != ignore_index
@@ -736,7 +761,7 @@ class ReluSquare(torch.autograd.Function):
 
 
 def relu_square(x: torch.Tensor) -> torch.Tensor:
-    """`torch.square(torch.relu(x))`, compiled for float32 CPU tensors."""
-    if x.device.type != "cpu" or x.dtype != torch.float32 or load_kernel() is None:
+    """`torch.square(torch.relu(x))`, compiled for float32 CPU tensors (see `_use_torch_ops`)."""
+    if _use_torch_ops(x):
         return torch.square(torch.relu(x))
     return ReluSquare.apply(x.contiguous())

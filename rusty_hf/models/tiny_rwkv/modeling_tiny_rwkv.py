@@ -86,6 +86,7 @@ def fast_linear(module: nn.Module, x: torch.Tensor) -> torch.Tensor:
     """
     if (
         torch.is_grad_enabled()
+        or torch.compiler.is_compiling()  # the cached copies are host-side state a compiler cannot trace
         or type(module) is not nn.Linear
         or x.device.type != "cpu"
         or x.dtype != torch.float32
@@ -445,13 +446,14 @@ class _DecodePlan:
 def _fused_decode_params(blocks: nn.ModuleList, hidden: torch.Tensor, mask: torch.Tensor | None) -> list | None:
     """Per block, what `cpu_kernels.decode_block` takes; None unless this call may use it.
 
-    That is a decoding step (one token per row, no padding) on CPU in float32 without autograd,
-    with at most PACKED_LINEAR_MAX_ROWS rows, and blocks exactly as defined here: plain Linear and
-    LayerNorm modules without hooks (peft, quantization and accelerate offloading replace or hook
-    them, and then every module runs its own forward).
+    That is a decoding step (one token per row, no padding) on CPU in float32 without autograd or
+    torch.compile (it cannot trace the kernel), with at most PACKED_LINEAR_MAX_ROWS rows, and blocks
+    exactly as defined here: plain Linear and LayerNorm modules without hooks (peft, quantization
+    and accelerate offloading replace or hook them, and then every module runs its own forward).
     """
     if (
         torch.is_grad_enabled()
+        or torch.compiler.is_compiling()
         or mask is not None
         or hidden.shape[1] != 1
         or hidden.shape[0] > PACKED_LINEAR_MAX_ROWS
@@ -494,7 +496,8 @@ def _normalise_mask(attention_mask: torch.Tensor | None, shape: torch.Size) -> t
             f"attention_mask must be (batch, seq_len) = {tuple(shape)}, got {tuple(attention_mask.shape)}; "
             "TinyRWKV is recurrent and takes a 2D padding mask, not an attention matrix."
         )
-    if bool(attention_mask.all()):
+    # Under torch.compile the mask stays (the masked path is exact too): the check needs the data.
+    if not torch.compiler.is_compiling() and bool(attention_mask.all()):
         return None
     return attention_mask
 

@@ -1,4 +1,4 @@
-"""The RWKV-4 WKV operator: a reference recurrence and a fast path behind one dispatcher.
+"""The RWKV-4 WKV operator: a reference recurrence, and three backends behind one dispatcher.
 
 For each channel, with decay ``w = -exp(time_decay) < 0`` and bonus ``u = time_first``::
 
@@ -10,32 +10,38 @@ numerator and denominator sums are ``a * e^p`` and ``b * e^p``, with ``p`` a run
 the exponents, so nothing overflows however large the keys get.
 
 - `wkv_reference` loops over time with plain autograd: slow, obviously right; used by tests.
-- `WKVFunction` (CPU and any device) runs the same loop without autograd, keeps the per-step
-  states, and has a hand-derived backward whose only sequential part is a short recurrence on
-  rescaled adjoints; everything else is vectorised over time. On 2 CPU cores this beats autograd
-  through the loop and log-depth scans (see docs/field-notes).
-- `cpu_kernels.WKVCpuFunction` is the same math compiled to C++ (built on first use, optional): one
-  vectorised pass over time per block of channels instead of ~20 dispatched ops per time step.
-- `wkv` is the dispatcher the model calls: the compiled kernel on CPU when it builds, otherwise
-  `WKVFunction` (set `RUSTY_CPU_KERNELS=off` to force the PyTorch operator).
+- `wkv` is what the model calls. It picks a backend per call, `RUSTY_WKV_BACKEND`:
+  ``auto`` (default): ``triton`` for CUDA tensors when triton imports, ``cpp`` for CPU tensors when
+  the C++ kernel builds (``RUSTY_CPU_KERNELS=off`` turns it off), else ``torch``;
+  ``triton``: `wkv_triton` (GPU; CPU tensors only under ``TRITON_INTERPRET=1``);
+  ``cpp``: `cpu_kernels.WKVCpuFunction`'s kernel (CPU tensors); ``torch``: `wkv_torch`, any device.
+- Every backend runs inside one torch custom op (registered fake and autograd), so torch.compile
+  traces through WKV without a graph break on any device; a training step of the whole model
+  compiles with `fullgraph=True` (tests/test_modeling_tiny_rwkv.py). The backend is chosen when a
+  graph is traced: changing the variable later needs a recompile (`torch._dynamo.reset()`).
 
 Masking: positions where ``mask`` is 0 leave the state untouched and output 0, so left padding
 never leaks into the recurrence. Gradients do not flow into an incoming state (training runs
 whole sequences; the state is for generation).
 
-Everything here is float32: the exponent bookkeeping needs its range.
+The state and outputs are float32 (the exponent bookkeeping needs its range); the Triton path
+reads k and v in their own dtype, the others in float32.
 """
 
 from __future__ import annotations
 
+import os
+import re
+from typing import Callable, NamedTuple
+
 import torch
 
-from .cpu_kernels import WKVCpuFunction, load_kernel
-
-# The "empty" exponent: e^p is exactly 0 in float32, yet p + w and p - q stay finite.
-MIN_EXPONENT = -1e38
+from .cpu_kernels import load_kernel, wkv_cpu_backward, wkv_cpu_forward
+from .wkv_torch import MIN_EXPONENT, WKVFunction, wkv_torch_backward, wkv_torch_forward
 
 WKVState = tuple[torch.Tensor, torch.Tensor, torch.Tensor]  # (a, b, p), each (B, C) float32
+
+BACKENDS = ("auto", "triton", "cpp", "torch")
 
 
 def empty_wkv_state(batch_size: int, channels: int, device=None) -> WKVState:
@@ -83,111 +89,130 @@ def wkv_reference(
     return torch.stack(ys, dim=1), (a, b, p)
 
 
-def _scan_states(
-    w: torch.Tensor, k: torch.Tensor, v: torch.Tensor, a: torch.Tensor, b: torch.Tensor, p: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, WKVState]:
-    """Run the state recurrence; return the states *before* each step, (B, T, C) each, and the last.
+# --- backends ----------------------------------------------------------------------------------------
 
-    `w` is (B, T, C) or broadcastable: masked steps carry w = 0 and k = -inf, which makes the
-    update the identity, so the loop needs no branches.
+
+class TritonKernels(NamedTuple):
+    forward: Callable[..., tuple[torch.Tensor, ...]]  # wkv_triton.wkv_triton_forward
+    backward: Callable[..., tuple[torch.Tensor, ...]]  # wkv_triton.wkv_triton_backward
+    interpreted: bool  # imported under TRITON_INTERPRET=1: runs on CPU tensors
+
+
+_triton: TritonKernels | None = None
+_triton_error: str | None = None
+
+
+def triton_kernels() -> TritonKernels | None:
+    """`wkv_triton`'s kernels, imported on first need; None when triton does not import.
+
+    Lazily, because importing triton costs time CPU-only runs never need, and because Triton reads
+    TRITON_INTERPRET when it defines the kernels: it may be set any time before the first use.
     """
-    As, Bss, Ps = [], [], []
-    for w_t, k_t, v_t in zip(w.unbind(1), k.unbind(1), v.unbind(1)):
-        As.append(a)
-        Bss.append(b)
-        Ps.append(p)
-        ww = p + w_t
-        q = torch.maximum(ww, k_t)
-        e1 = torch.exp(ww - q)
-        e2 = torch.exp(k_t - q)
-        a = torch.addcmul(e1 * a, e2, v_t)
-        b = torch.addcmul(e2, e1, b)
-        p = q
-    A, Bs, P = (torch.stack(xs, dim=1) for xs in (As, Bss, Ps))
-    return A, Bs, P, (a, b, p)
-
-
-def _outputs_from_states(u, k, v, A, Bs, P, valid):
-    """wkv_t from the pre-step states, vectorised over time. Returns y, e2 and the scaled denominator."""
-    uk = u + k
-    m = torch.maximum(P, uk)
-    e1 = torch.exp(P - m)
-    e2 = torch.exp(uk - m)
-    den = torch.addcmul(e2, e1, Bs)
-    y = torch.addcmul(e2 * v, e1, A) / den
-    if valid is not None:
-        y = torch.where(valid, y, torch.zeros_like(y))
-    return y, m, e2, den
-
-
-class WKVFunction(torch.autograd.Function):
-    """WKV with an analytic backward. Inputs are float32; see module docstring for shapes."""
-
-    @staticmethod
-    def forward(ctx, w, u, k, v, a0, b0, p0, mask):
-        B, T, C = k.shape
-        if mask is not None:
-            valid = mask.bool()[:, :, None]  # (B, T, 1)
-            w_t = torch.where(valid, w, torch.zeros((), dtype=w.dtype, device=w.device)).expand(B, T, C)
-            k_eff = torch.where(valid, k, torch.full((), float("-inf"), dtype=k.dtype, device=k.device))
+    global _triton, _triton_error
+    if _triton is None and _triton_error is None:
+        try:  # optional dependency; transformers' remote-code check ignores imports in a try
+            from .wkv_triton import INTERPRETED, wkv_triton_backward, wkv_triton_forward
+        except Exception as err:  # missing, or a broken install: auto falls back, forcing says why
+            _triton_error = f"{type(err).__name__}: {err}"
         else:
-            valid, w_t, k_eff = None, w.expand(B, T, C), k
-        A, Bs, P, (a, b, p) = _scan_states(w_t, k_eff, v, a0, b0, p0)
-        y, _, _, _ = _outputs_from_states(u, k_eff, v, A, Bs, P, valid)
-        ctx.save_for_backward(w, u, k_eff, v, A, Bs, P, y, mask)
-        ctx.mark_non_differentiable(a, b, p)
-        return y, a, b, p
+            _triton = TritonKernels(wkv_triton_forward, wkv_triton_backward, INTERPRETED)
+    return _triton
 
-    @staticmethod
-    def backward(ctx, gy, *_state_grads):
-        w, u, k, v, A, Bs, P, y, mask = ctx.saved_tensors
-        B, T, C = k.shape
-        valid = mask.bool()[:, :, None] if mask is not None else None
-        w_t = w.expand(B, T, C) if valid is None else torch.where(valid, w, torch.zeros_like(w)).expand(B, T, C)
-        _, m, e2, den = _outputs_from_states(u, k, v, A, Bs, P, valid)
-        # Real dL/dy_t / D_t = g * e^{-m_t}; g is bounded because den >= 1 wherever it matters.
-        g = gy / den
-        if valid is not None:
-            g = torch.where(valid, g, torch.zeros_like(g))
-        gy_direct = g * e2  # = gy * e^{u+k} / D, the direct path through the current token
-        gv = gy_direct.clone()
-        gk = gy_direct * (v - y)
-        gu = gk.sum(dim=(0, 1))
 
-        # Adjoints of the real states, alpha_t = dL/da_t and beta_t = dL/db_t, obey
-        #   alpha_t = gy_t/D_t + e^w alpha_{t+1},   beta_t = -gy_t y_t/D_t + e^w beta_{t+1}.
-        # They are kept as (Ã, B̃) * e^{-r}, rescaled at each step so the larger term is O(1).
-        # Only this recurrence is sequential; we store the adjoints of step t+1 for step t.
-        neg_m = -m
-        gy_neg = -g * y
-        adj_a = torch.zeros(B, C, dtype=k.dtype, device=k.device)
-        adj_b = torch.zeros_like(adj_a)
-        r = torch.full_like(adj_a, -MIN_EXPONENT)
-        Aa, Bb, R = [], [], []
-        steps = zip(w_t.unbind(1), neg_m.unbind(1), g.unbind(1), gy_neg.unbind(1))
-        for w_s, nm_s, g_s, gyn_s in reversed(list(steps)):
-            Aa.append(adj_a)
-            Bb.append(adj_b)
-            R.append(r)
-            decayed = w_s - r
-            big = torch.maximum(nm_s, decayed)
-            f1 = torch.exp(nm_s - big)
-            f2 = torch.exp(decayed - big)
-            adj_a = torch.addcmul(g_s * f1, adj_a, f2)
-            adj_b = torch.addcmul(gyn_s * f1, adj_b, f2)
-            r = -big
-        Aa, Bb, R = (torch.stack(xs[::-1], dim=1) for xs in (Aa, Bb, R))
-        # Paths through the future: a_{t+1} += e^{k_t} v_t, b_{t+1} += e^{k_t}, both scaled by e^w.
-        ek = torch.exp(k - R)  # <= 1: r_{t+1} >= k_t by construction of the running max
-        gv = torch.addcmul(gv, Aa, ek)
-        gk = gk + ek * torch.addcmul(Bb, Aa, v)
-        through_w = torch.exp(w_t + P - R) * torch.addcmul(Bb * Bs, Aa, A)
-        if valid is not None:
-            gk = torch.where(valid, gk, torch.zeros_like(gk))
-            gv = torch.where(valid, gv, torch.zeros_like(gv))
-            through_w = torch.where(valid, through_w, torch.zeros_like(through_w))
-        gw = through_w.sum(dim=(0, 1))
-        return gw, gu, gk, gv, None, None, None, None
+@torch.compiler.assume_constant_result  # read at trace time, so the choice is no graph break
+def wkv_backend(device_type: str) -> str:
+    """The backend `wkv` uses for tensors on `device_type`, from RUSTY_WKV_BACKEND (see module doc).
+
+    Raises RuntimeError when the forced backend cannot run those tensors, naming the fix.
+    """
+    choice = os.environ.get("RUSTY_WKV_BACKEND", "auto").strip().lower() or "auto"
+    if choice not in BACKENDS:
+        raise ValueError(f"RUSTY_WKV_BACKEND={choice!r}: expected one of {', '.join(BACKENDS)}")
+    if choice == "auto":
+        if device_type == "cuda" and triton_kernels() is not None:
+            return "triton"
+        return "cpp" if device_type == "cpu" and load_kernel() is not None else "torch"
+    if choice == "triton":
+        kernels = triton_kernels()
+        if kernels is None:
+            raise RuntimeError(f"RUSTY_WKV_BACKEND=triton, but triton does not import ({_triton_error}): "
+                               "`pip install triton`, or use RUSTY_WKV_BACKEND=auto")
+        if device_type != "cuda" and not kernels.interpreted:
+            raise RuntimeError(f"RUSTY_WKV_BACKEND=triton needs CUDA tensors, got {device_type} ones: set "
+                               "TRITON_INTERPRET=1 before the first Triton WKV call to run Triton's CPU "
+                               "interpreter (slow, for tests), or use RUSTY_WKV_BACKEND=auto")
+    if choice == "cpp":
+        if device_type != "cpu":
+            raise RuntimeError(f"RUSTY_WKV_BACKEND=cpp runs on CPU tensors only, got {device_type} ones: "
+                               "use RUSTY_WKV_BACKEND=auto (triton on CUDA) or torch")
+        if load_kernel() is None:
+            raise RuntimeError("RUSTY_WKV_BACKEND=cpp, but the C++ kernel is unavailable (RUSTY_CPU_KERNELS=off, "
+                               "no C++ compiler, or a failed build: see the log): use RUSTY_WKV_BACKEND=auto")
+    return choice
+
+
+# --- the custom op ------------------------------------------------------------------------------------
+
+
+def _forward_impl(w, u, k, v, a0, b0, p0, mask, backend, save_states):
+    if backend == "cpp":  # its backward recomputes the states from (a0, b0, p0)
+        return (*wkv_cpu_forward(w, u, k, v, a0, b0, p0, mask), *(k.new_empty(0) for _ in range(3)))
+    forward = wkv_torch_forward if backend == "torch" else triton_kernels().forward
+    return forward(w, u, k, v, a0, b0, p0, mask, save_states)
+
+
+def _forward_fake(w, u, k, v, a0, b0, p0, mask, backend, save_states):
+    B, T, C = k.shape
+    saved = (B, T, C) if save_states and backend != "cpp" else (0,)
+    return (k.new_empty((B, T, C), dtype=torch.float32), *(a0.new_empty((B, C)) for _ in range(3)),
+            *(k.new_empty(saved, dtype=torch.float32) for _ in range(3)))
+
+
+def _backward_impl(w, u, k, v, a0, b0, p0, mask, sa, sb, sp, gy, backend):
+    if backend == "cpp":
+        return wkv_cpu_backward(w, u, k, v, a0, b0, p0, mask, gy)
+    backward = wkv_torch_backward if backend == "torch" else triton_kernels().backward
+    return backward(w, u, k, v, mask, (sa, sb, sp), gy)
+
+
+def _backward_fake(w, u, k, v, a0, b0, p0, mask, sa, sb, sp, gy, backend):
+    C = k.shape[-1]
+    return w.new_empty(C), u.new_empty(C), torch.empty_like(k), torch.empty_like(v)
+
+
+def _setup_context(ctx, inputs, output):
+    w, u, k, v, a0, b0, p0, mask, ctx.backend, _ = inputs
+    ctx.save_for_backward(w, u, k, v, a0, b0, p0, mask, *output[4:])
+    ctx.mark_non_differentiable(*output[1:])
+
+
+def _backward(ctx, gy, *_other_grads):
+    w, u, k, v, *rest = ctx.saved_tensors
+    gw, gu, gk, gv = _backward_op(w, u, k, v, *rest, gy.contiguous(), ctx.backend)
+    # Exactly the inputs' shapes: aot_autograd rejects a (C,) gradient for a (1, 1, C) input.
+    return gw.reshape(w.shape), gu.reshape(u.shape), gk, gv, None, None, None, None, None, None
+
+
+# Ops are process-global, and this file may be imported twice in one process (as rusty_hf's and as
+# remote code copied next to saved weights, whose module path carries a hash of the code): name the
+# ops by the module, and define them only if this module's name has none yet (a re-executed module).
+_NAMESPACE = re.sub(r"\W", "_", __name__)
+_FORWARD_SCHEMA = ("(Tensor w, Tensor u, Tensor k, Tensor v, Tensor a0, Tensor b0, Tensor p0, Tensor? mask, "
+                   "str backend, bool save_states) -> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)")
+_BACKWARD_SCHEMA = ("(Tensor w, Tensor u, Tensor k, Tensor v, Tensor a0, Tensor b0, Tensor p0, Tensor? mask, "
+                    "Tensor sa, Tensor sb, Tensor sp, Tensor gy, str backend) -> (Tensor, Tensor, Tensor, Tensor)")
+
+
+if not hasattr(getattr(torch.ops, _NAMESPACE), "wkv_forward"):
+    _op = torch.library.custom_op(f"{_NAMESPACE}::wkv_forward", _forward_impl, mutates_args=(),
+                                  schema=_FORWARD_SCHEMA)
+    _op.register_fake(_forward_fake)
+    _op.register_autograd(_backward, setup_context=_setup_context)
+    _op = torch.library.custom_op(f"{_NAMESPACE}::wkv_backward", _backward_impl, mutates_args=(),
+                                  schema=_BACKWARD_SCHEMA)
+    _op.register_fake(_backward_fake)
+_forward_op = getattr(torch.ops, _NAMESPACE).wkv_forward.default
+_backward_op = getattr(torch.ops, _NAMESPACE).wkv_backward.default
 
 
 def wkv(
@@ -198,7 +223,7 @@ def wkv(
     state: WKVState | None = None,
     mask: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, WKVState]:
-    """Dispatcher: compute WKV in float32 with the fastest path available for these tensors.
+    """Dispatcher: compute WKV in float32 with the backend `wkv_backend` picks for these tensors.
 
     Args:
         w: (C,) decay (negative). u: (C,) bonus. k, v: (B, T, C), any float dtype.
@@ -209,13 +234,17 @@ def wkv(
         (y, state): y is (B, T, C) float32; state after the last real token of each row.
     """
     B, T, C = k.shape
-    w, u, k, v = w.float(), u.float(), k.float().contiguous(), v.float().contiguous()
+    backend = wkv_backend(k.device.type)
+    if backend != "triton":  # the Triton kernels load any float dtype and compute in float32
+        k, v = k.float(), v.float()
+    w, u, k, v = w.float(), u.float(), k.contiguous(), v.contiguous()
     a, b, p = state if state is not None else empty_wkv_state(B, C, k.device)
-    function = WKVFunction
-    if k.device.type == "cpu" and load_kernel() is not None:
-        function = WKVCpuFunction
-    y, a, b, p = function.apply(w, u, k, v, a, b, p, mask)
+    save_states = torch.is_grad_enabled() and any(x.requires_grad for x in (w, u, k, v))
+    y, a, b, p, *_ = _forward_op(w, u, k, v, a, b, p, mask, backend, save_states)
     return y, (a, b, p)
 
 
-__all__ = ["MIN_EXPONENT", "WKVFunction", "WKVState", "empty_wkv_state", "wkv", "wkv_reference"]
+__all__ = [
+    "BACKENDS", "MIN_EXPONENT", "TritonKernels", "WKVFunction", "WKVState", "empty_wkv_state", "triton_kernels",
+    "wkv", "wkv_backend", "wkv_reference",
+]

@@ -1,0 +1,220 @@
+"""The Triton WKV kernels (wkv_triton) against the reference, and `wkv` running them.
+
+On a machine with CUDA they run on the GPU; without one, in Triton's CPU interpreter, which
+tests/conftest.py switches on (TRITON_INTERPRET=1) before anything imports triton. Shapes are tiny
+because the interpreter runs every lane in numpy.
+"""
+
+import importlib
+import importlib.util
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import torch
+
+from rusty_hf.models.tiny_rwkv.wkv import empty_wkv_state, wkv, wkv_backend, wkv_reference
+from tests.conftest import wkv_inputs
+
+wkv_module = importlib.import_module("rusty_hf.models.tiny_rwkv.wkv")  # the package exports a function `wkv`
+DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+LEFT_PADDING = torch.tensor([[0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1], [1] * 12], device=DEVICE)
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    pytest.importorskip("triton", reason="triton is not installed: `pip install triton` to test its kernels")
+    module = importlib.import_module("rusty_hf.models.tiny_rwkv.wkv_triton")
+    if DEVICE.type == "cpu" and not module.INTERPRETED:
+        pytest.skip("triton was imported before TRITON_INTERPRET=1 was set (tests/conftest.py sets it first)")
+    return module
+
+
+@pytest.fixture
+def triton_backend(kernels, monkeypatch):
+    """`wkv` with RUSTY_WKV_BACKEND=triton."""
+    monkeypatch.setenv("RUSTY_WKV_BACKEND", "triton")
+    assert wkv_module.triton_kernels() is not None
+    torch._dynamo.reset()  # the backend is read when a graph is traced
+    yield
+    torch._dynamo.reset()
+
+
+def _float32(*tensors):
+    """Float32 leaves on the test device (the reference keeps running on the CPU)."""
+    return [x.detach().to(DEVICE, torch.float32).requires_grad_() for x in tensors]
+
+
+def _run(kernels, w, u, k, v, state=None, mask=None):
+    B, _, C = k.shape
+    state = state or empty_wkv_state(B, C, DEVICE)
+    y, a, b, p = kernels.WKVTritonFunction.apply(w, u, k, v, *state, mask)
+    return y.cpu(), (a.cpu(), b.cpu(), p.cpu())
+
+
+def _reference(w, u, k, v, state=None, mask=None):
+    to_cpu = lambda xs: None if xs is None else tuple(x.cpu() for x in xs)  # noqa: E731
+    y, state = wkv_reference(*to_cpu((w, u, k, v)), state=to_cpu(state), mask=None if mask is None else mask.cpu())
+    return y, state
+
+
+def test_forward_matches_the_reference(kernels):
+    w, u, k, v = _float32(*wkv_inputs(T=12, C=40))  # 40 channels: a partial block of 32
+    torch.testing.assert_close(_run(kernels, w, u, k, v)[0], _reference(w, u, k, v)[0], rtol=0, atol=1e-5)
+
+
+def test_left_padding_outputs_zero_and_matches_the_reference(kernels):
+    w, u, k, v = _float32(*wkv_inputs(T=12, C=40))
+    y, state = _run(kernels, w, u, k, v, mask=LEFT_PADDING)
+    y_ref, state_ref = _reference(w, u, k, v, mask=LEFT_PADDING)
+    assert not y[0, :4].any()
+    torch.testing.assert_close(y, y_ref, rtol=0, atol=1e-5)
+    for got, want in zip(state, state_ref):
+        torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-5)
+
+
+def test_incoming_state_carries_into_outputs_and_final_state(kernels):
+    w, u, k, v = _float32(*wkv_inputs(T=9, C=24))
+    gen = torch.Generator().manual_seed(1)
+    state = tuple(x.to(DEVICE) for x in (torch.rand(2, 24, generator=gen), torch.rand(2, 24, generator=gen) + 1,
+                                         torch.randn(2, 24, generator=gen)))
+    y, final = _run(kernels, w, u, k, v, state=state)
+    y_ref, final_ref = _reference(w, u, k, v, state=state)
+    torch.testing.assert_close(y, y_ref, rtol=0, atol=1e-5)
+    for got, want in zip(final, final_ref):
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_bf16_keys_and_values_are_read_and_computed_in_float32(kernels):
+    w, u, k, v = _float32(*wkv_inputs(T=10, C=32, key_scale=5.0))
+    k16, v16 = k.detach().bfloat16(), v.detach().bfloat16()
+    y, _ = _run(kernels, w, u, k16, v16)
+    assert y.dtype == torch.float32
+    torch.testing.assert_close(y, _reference(w, u, k16.float(), v16.float())[0], rtol=0, atol=1e-5)
+
+
+def test_large_keys_are_exact_thanks_to_the_running_maximum(kernels):
+    w, u, k, v = wkv_inputs(T=16, C=24, key_scale=20.0)  # |k| up to ~60: e^60 is far past float32's range
+    assert k.abs().max() > 45
+    y, state = _run(kernels, *_float32(w, u, k, v))
+    y_ref, state_ref = _reference(w, u, k, v)
+    torch.testing.assert_close(y.double(), y_ref, rtol=0, atol=1e-5)
+    torch.testing.assert_close(state[2].double(), state_ref[2], rtol=1e-6, atol=0)  # the exponents
+
+
+@pytest.mark.parametrize("mask", [None, LEFT_PADDING], ids=["no-mask", "left-padding"])
+def test_gradients_match_autograd_through_the_reference_loop(kernels, mask):
+    w, u, k, v = wkv_inputs(T=12, C=24, key_scale=10.0)
+    gy = torch.randn(2, 12, 24, dtype=torch.float64)
+    want = torch.autograd.grad((_reference(w, u, k, v, mask=mask)[0] * gy).sum(), (w, u, k, v))
+    inputs = _float32(w, u, k, v)
+    y, _ = _run(kernels, *inputs, mask=mask)
+    got = torch.autograd.grad((y.double() * gy).sum(), inputs)
+    for g, r in zip(got, want):
+        torch.testing.assert_close(g.double(), r, rtol=1e-4, atol=1e-4)
+
+
+def test_bf16_gradients_are_the_float32_ones_rounded_to_bf16(kernels):
+    w, u, k, v = _float32(*wkv_inputs(T=6, C=32))
+    k16, v16 = (x.detach().bfloat16().requires_grad_() for x in (k, v))
+    k32, v32 = (x.detach().float().requires_grad_() for x in (k16, v16))
+    got = torch.autograd.grad(_run(kernels, w, u, k16, v16)[0].sum(), (w, u, k16, v16))
+    want = torch.autograd.grad(_run(kernels, w, u, k32, v32)[0].sum(), (w, u, k32, v32))
+    assert [g.dtype for g in got] == [torch.float32, torch.float32, torch.bfloat16, torch.bfloat16]
+    for g, r in zip(got, want):
+        torch.testing.assert_close(g.float(), r, rtol=2**-7, atol=1e-6)  # within a bf16 ulp: one rounding
+
+
+def test_chunks_with_carried_state_equal_one_run(kernels):
+    w, u, k, v = _float32(*wkv_inputs(T=15, C=24, key_scale=5.0))
+    y_all, s_all = _run(kernels, w, u, k, v)
+    y1, s1 = _run(kernels, w, u, k[:, :6], v[:, :6])
+    y2, s2 = _run(kernels, w, u, k[:, 6:], v[:, 6:], state=s1)
+    torch.testing.assert_close(torch.cat([y1, y2], 1), y_all, rtol=0, atol=1e-6)
+    for got, want in zip(s2, s_all):
+        torch.testing.assert_close(got, want, rtol=0, atol=1e-6)
+
+
+# --- the dispatcher (wkv.wkv) with the triton backend --------------------------------------------------
+
+
+def test_the_env_var_routes_wkv_through_the_triton_kernels(kernels, triton_backend, monkeypatch):
+    calls = []
+    patched = wkv_module._triton._replace(forward=lambda *a: calls.append(1) or kernels.wkv_triton_forward(*a))
+    monkeypatch.setattr(wkv_module, "_triton", patched)
+    w, u, k, v = _float32(*wkv_inputs(T=8, C=16))
+    y, _ = wkv(w, u, k, v, mask=LEFT_PADDING[:, :8])
+    assert calls == [1]
+    torch.testing.assert_close(y, _reference(w, u, k, v, mask=LEFT_PADDING[:, :8])[0], rtol=0, atol=1e-5)
+
+
+def test_auto_picks_triton_for_cuda_tensors(kernels, triton_backend, monkeypatch):
+    monkeypatch.setenv("RUSTY_WKV_BACKEND", "auto")
+    assert wkv_backend("cuda") == "triton"
+
+
+def test_forcing_triton_on_cpu_without_the_interpreter_names_the_fix(kernels, triton_backend, monkeypatch):
+    monkeypatch.setattr(wkv_module, "_triton", wkv_module._triton._replace(interpreted=False))
+    with pytest.raises(RuntimeError, match="TRITON_INTERPRET=1"):
+        wkv(*(x.detach().float() for x in wkv_inputs()))  # CPU tensors
+
+
+def test_the_custom_op_compiles_without_graph_breaks_and_matches_eager(kernels, triton_backend):
+    w, u, k, v = _float32(*wkv_inputs(T=8, C=16, key_scale=5.0))
+    mask = LEFT_PADDING[:, :8]
+    k16 = k.detach().bfloat16().requires_grad_()  # the triton path keeps k's dtype: its gradient too
+
+    def run(w, u, k, v):
+        y, (a, b, p) = wkv(w, u, k, v, mask=mask)
+        return (y * torch.linspace(-1, 1, y.shape[-1], device=y.device)).sum() + a.sum(), b
+
+    compiled = torch.compile(run, backend="aot_eager", fullgraph=True)
+    for fn in (run, compiled):
+        loss, b = fn(w, u, k16, v)
+        grads = torch.autograd.grad(loss, (w, u, k16, v))
+        if fn is run:
+            want = (loss, b, *grads)
+        else:
+            for got, ref in zip((loss, b, *grads), want):
+                assert got.dtype == ref.dtype and got.shape == ref.shape
+                torch.testing.assert_close(got, ref, rtol=1e-6, atol=1e-6)
+
+
+# --- the real compiler ----------------------------------------------------------------------------------
+
+_COMPILE_FOR_H100 = textwrap.dedent(
+    """
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    from rusty_hf.models.tiny_rwkv import wkv_triton
+
+    assert not wkv_triton.INTERPRETED
+    for kernel, n_pointers, constexprs in (
+        (wkv_triton._wkv_forward_kernel, 15, ("HAS_MASK", "SAVE_STATES")),
+        (wkv_triton._wkv_backward_kernel, 13, ("HAS_MASK",)),
+    ):
+        for flag in (False, True):
+            signature = {name: "*fp32" for name in kernel.arg_names[:n_pointers]}
+            signature.update({name: "*bf16" for name in ("k_ptr", "v_ptr", "gk_ptr", "gv_ptr") if name in signature})
+            signature.update(mask_ptr="*i8", T="i32", C="i32", BLOCK_C="constexpr")
+            signature.update({name: "constexpr" for name in constexprs})
+            values = {name: flag for name in constexprs} | {"BLOCK_C": 64}
+            source = ASTSource(kernel, signature, constexprs=values)
+            assert triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"num_warps": 2}).asm["cubin"]
+    """
+)
+
+
+def test_the_kernels_compile_for_an_h100_without_a_gpu(kernels):
+    """The interpreter runs Python, so it accepts code Triton's compiler rejects: compile for sm_90
+    (front end, LLVM and ptxas, no driver needed) in a process without TRITON_INTERPRET."""
+    if importlib.util.find_spec("triton.backends.nvidia") is None:
+        pytest.skip("this triton has no NVIDIA backend")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"} | {"TRITON_DEFAULT_FP_FUSION": "1"}
+    proc = subprocess.run([sys.executable, "-c", _COMPILE_FOR_H100], cwd=Path(__file__).parents[1], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
