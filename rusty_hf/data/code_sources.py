@@ -33,9 +33,9 @@ import functools
 import glob
 import importlib.metadata
 import os
+import re
 import sys
 import sysconfig
-import tomllib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,18 +110,21 @@ def debian_license(package: str) -> str:
     return next((line.split(":", 1)[1].strip() for line in lines.splitlines() if line.startswith("License:")), "")
 
 
+def _package_table(manifest: str) -> dict[str, str]:
+    """The string keys of a Cargo.toml's ``[package]`` table (a line scan: tomllib needs Python 3.11)."""
+    header = re.search(r"^\[package\][ \t]*$", manifest, flags=re.M)
+    table = re.split(r"^\[", manifest[header.end():], maxsplit=1, flags=re.M)[0] if header else ""
+    return dict(re.findall(r'^([A-Za-z_-]+)\s*=\s*"([^"\n]*)"', table, flags=re.M))
+
+
 @functools.lru_cache(maxsize=None)
 def _crate_of(folder: Path, stop: Path) -> tuple[str, str]:
     """(crate name, license) from the nearest Cargo.toml with a [package], searching up to ``stop``."""
     manifest = folder / "Cargo.toml"
     if manifest.is_file():
-        try:
-            package = tomllib.loads(manifest.read_text(encoding="utf-8")).get("package", {})
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            package = {}
-        if isinstance(package.get("name"), str):
-            license_ = package.get("license")
-            return package["name"], license_ if isinstance(license_, str) else ""
+        package = _package_table(manifest.read_text(encoding="utf-8", errors="replace"))
+        if "name" in package:
+            return package["name"], package.get("license", "")
     if folder == stop or folder.parent == folder:
         return "", ""
     return _crate_of(folder.parent, stop)
