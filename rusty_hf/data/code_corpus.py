@@ -107,41 +107,53 @@ def _read(path: Path) -> str | None:
         return None
 
 
+class _Filters:
+    """Every filter in order, cheapest first; remembers what it kept for the duplicate checks."""
+
+    def __init__(self, config: CorpusConfig, guard: LeakGuard) -> None:
+        self.config, self.guard = config, guard
+        self.hashes: set[str] = set()
+        self.near = NearDupIndex(config.near_dup_threshold)
+        self.leaks: dict[str, list[str]] = defaultdict(list)
+
+    def verdict(self, root: SourceRoot, path: Path) -> tuple[str | None, str, str]:
+        """``(reason to drop or None, text, content hash)`` for one file."""
+        rel = path.relative_to(root.path)
+        if reason := path_skip_reason(rel, path.stat().st_size, self.config):
+            return reason, "", ""
+        text = _read(path)
+        if text is None:
+            return "not_utf8", "", ""
+        if reason := text_skip_reason(text, self.config):
+            return reason, text, ""
+        digest = content_hash(text)
+        if digest in self.hashes:
+            return "exact_duplicate", text, digest
+        self.hashes.add(digest)
+        shingles = shingle_hashes(text)
+        if leaked := self.guard.leak(text, shingles):
+            self.leaks[leaked].append(f"{root.source}:{rel.as_posix()}")
+            return "heldout_leak", text, digest
+        if not self.near.add_if_new(shingles):
+            return "near_duplicate", text, digest
+        return None, text, digest
+
+
 def filter_files(files: list[tuple[SourceRoot, Path, str, str]], config: CorpusConfig,
                  guard: LeakGuard) -> tuple[list[dict], dict]:
     """The rows that pass every filter, and per-source counts ``{source: {"seen", "kept", reasons...}}``."""
     counts: dict[str, Counter] = defaultdict(Counter)
-    seen_hashes: set[str] = set()
-    near = NearDupIndex(config.near_dup_threshold)
-    rows, leaks = [], defaultdict(list)
+    filters, rows = _Filters(config, guard), []
     for n, (root, path, package, license_) in enumerate(files):
         if n and n % 5000 == 0:  # a full build takes minutes: show it moves
             print(f"[code_corpus] {n}/{len(files)} files read, {len(rows)} kept, now in {root.source}")
-        rel = path.relative_to(root.path)
-        tally = counts[root.source]
-        tally["seen"] += 1
-        text = None if (reason := path_skip_reason(rel, path.stat().st_size, config)) else _read(path)
-        if reason is None and text is None:
-            reason = "not_utf8"
-        reason = reason or text_skip_reason(text, config)
-        digest = content_hash(text) if reason is None else ""
-        if reason is None and digest in seen_hashes:
-            reason = "exact_duplicate"
-        elif reason is None:
-            seen_hashes.add(digest)
-        shingles = shingle_hashes(text) if reason is None else None
-        if reason is None and (leaked := guard.leak(text, shingles)):
-            reason = "heldout_leak"
-            leaks[leaked].append(f"{root.source}:{rel.as_posix()}")
-        if reason is None and not near.add_if_new(shingles):
-            reason = "near_duplicate"
-        if reason:
-            tally[reason] += 1
-            continue
-        tally["kept"] += 1
-        rows.append({"text": text, "language": root.language, "source": root.source, "package": package,
-                     "license": license_, "path": rel.as_posix(), "_hash": digest})
-    return rows, {"by_source": {s: dict(c) for s, c in counts.items()}, "heldout_leaks": dict(leaks)}
+        reason, text, digest = filters.verdict(root, path)
+        counts[root.source]["seen"] += 1
+        counts[root.source][reason or "kept"] += 1
+        if reason is None:
+            rows.append({"text": text, "language": root.language, "source": root.source, "package": package,
+                         "license": license_, "path": path.relative_to(root.path).as_posix(), "_hash": digest})
+    return rows, {"by_source": {s: dict(c) for s, c in counts.items()}, "heldout_leaks": dict(filters.leaks)}
 
 
 # --- build -----------------------------------------------------------------------------------------
