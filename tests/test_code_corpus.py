@@ -59,7 +59,8 @@ def make_trees(tmp_path: Path) -> list[SourceRoot]:
     _write(site, f"{dist_info}/METADATA", "Metadata-Version: 2.4\nName: fakepkg\nVersion: 1.0\nLicense-Expression: MIT\n")
     _write(site, f"{dist_info}/RECORD", "".join(f"fakepkg/{n}.py,,\n" for n in ("lex", "heldout", "heldout_edited",
                                                                              "training")) + f"{dist_info}/RECORD,,\n")
-    _write(registry, "democrate-0.1.0/Cargo.toml", '[package]\nname = "democrate"\nlicense = "MIT OR Apache-2.0"\n')
+    manifest = "[package]\nname = \"democrate\"\nlicense = 'MIT OR Apache-2.0'\n\n[features]\nlicense = \"not-this\"\n"
+    _write(registry, "democrate-0.1.0/Cargo.toml", manifest)
     _write(registry, "democrate-0.1.0/src/lib.rs", "/// The answer, from a crate.\npub fn answer() -> u32 {\n    42\n}\n")
     _write(registry, "democrate-0.1.0/src/copied.rs", "use std::fmt;\n\n" + HELD_OUT_RS.solution)
     return [SourceRoot("stdlib", stdlib), SourceRoot("site-packages", site), SourceRoot("debian-rust", registry)]

@@ -114,7 +114,8 @@ def _package_table(manifest: str) -> dict[str, str]:
     """The string keys of a Cargo.toml's ``[package]`` table (a line scan: tomllib needs Python 3.11)."""
     header = re.search(r"^\[package\][ \t]*$", manifest, flags=re.M)
     table = re.split(r"^\[", manifest[header.end():], maxsplit=1, flags=re.M)[0] if header else ""
-    return dict(re.findall(r'^([A-Za-z_-]+)\s*=\s*"([^"\n]*)"', table, flags=re.M))
+    pairs = re.findall(r"""^([A-Za-z_-]+)\s*=\s*(["'])([^"'\n]*)\2""", table, flags=re.M)  # "basic" or 'literal'
+    return {key: value for key, _, value in pairs}
 
 
 @functools.lru_cache(maxsize=None)
