@@ -101,3 +101,15 @@ def test_a_missing_corpus_fails_naming_the_command_that_builds_it(tmp_path, tiny
     args = _pretrain_args(tmp_path, str(tmp_path / "tok"), dataset_path=str(tmp_path / "nope"))
     with pytest.raises(FileNotFoundError, match="recipes/build_code_corpus.py --output_dir data/code_corpus"):
         main(*_parse(args))
+
+
+def test_pretraining_resumes_from_the_last_checkpoint(tmp_path, tiny_tokenizer):
+    from recipes.pretrain import main
+
+    tiny_tokenizer.save_pretrained(tmp_path / "tok")
+    main(*_parse(_pretrain_args(tmp_path, str(tmp_path / "tok"), max_steps="2", save_steps="2", eval_strategy="no")))
+    assert (tmp_path / "pretrain" / "checkpoint-2").is_dir()
+    trainer = main(*_parse(_pretrain_args(tmp_path, str(tmp_path / "tok"), max_steps="3", eval_strategy="no",
+                                          resume_from_checkpoint="last")))
+    assert trainer.state.global_step == 3
+    assert [log["step"] for log in trainer.state.log_history if "loss" in log] == [1, 2, 3]  # restored, not redone
