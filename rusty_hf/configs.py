@@ -59,6 +59,33 @@ class RustyScriptArguments(ScriptArguments):
             raise ValueError(f"d_hidden must be a multiple of 32 (bitsandbytes 4-bit), got {self.d_hidden}")
 
 
+
+@dataclass
+class PretrainScriptArguments(RustyScriptArguments):
+    """Where recipes/pretrain.py reads raw code text: a DatasetDict on disk, or a Hub dataset via `dataset_name`."""
+
+    dataset_path: str = field(
+        default="data/code_corpus",
+        metadata={"help": "DatasetDict saved with save_to_disk (splits train/validation, a text column); build it with "
+                  "`python3 recipes/build_code_corpus.py --output_dir data/code_corpus`. Ignored when dataset_name is set."},
+    )
+    dataset_test_split: str = field(
+        default="validation", metadata={"help": "Held-out split for eval_loss and eval_bits_per_byte."}
+    )
+    max_train_texts: int | None = field(
+        default=None, metadata={"help": "Train on a seeded random subset of this many documents; None = all."}
+    )
+    max_eval_texts: int | None = field(
+        default=None, metadata={"help": "Evaluate on a seeded random subset of this many documents; None = all."}
+    )
+
+    def __post_init__(self):
+        super().__post_init__()
+        for name in ("max_train_texts", "max_eval_texts"):
+            if getattr(self, name) is not None and getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive or None, got {getattr(self, name)}")
+
+
 @dataclass
 class RLCallbacksConfig:
     """Which RL callbacks `rusty_hf.trainers.add_rl_callbacks` attaches (early stopping, adaptive KL, curriculum,

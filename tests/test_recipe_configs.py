@@ -6,12 +6,13 @@ import pytest
 import yaml
 from trl import GRPOConfig, ModelConfig, RLOOConfig, SFTConfig, TrlParser
 
-from rusty_hf.configs import RLScriptArguments, RustyScriptArguments
+from rusty_hf.configs import PretrainScriptArguments, RLScriptArguments, RustyScriptArguments
 from rusty_hf.trainers import PPOConfig
 
 RECIPES = Path(__file__).resolve().parents[1] / "recipes"
 PARSERS = {
     "sft": (RustyScriptArguments, SFTConfig, ModelConfig),
+    "pretrain": (PretrainScriptArguments, SFTConfig, ModelConfig),
     "grpo": (RLScriptArguments, GRPOConfig, ModelConfig),
     "grpo_agent": (RLScriptArguments, GRPOConfig, ModelConfig),
     "rloo": (RLScriptArguments, RLOOConfig, ModelConfig),
