@@ -27,6 +27,7 @@ from rusty_hf.tokenizer import load_tokenizer
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.pretraining import BitsPerByteSFTTrainer
 from rusty_hf.training.run import train_and_finish
+from rusty_hf.upstream_notices import quiet_upstream_notices
 
 BUILD_CORPUS = "python3 recipes/build_code_corpus.py --output_dir data/code_corpus"
 
@@ -86,5 +87,6 @@ def main(
 
 
 if __name__ == "__main__":
+    quiet_upstream_notices()
     parser = TrlParser((PretrainScriptArguments, SFTConfig, ModelConfig))
     main(*parser.parse_args_and_config())
