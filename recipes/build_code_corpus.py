@@ -18,6 +18,10 @@ rebuilds it. Load the result with ``datasets.load_from_disk("data/code_corpus")[
 
 from __future__ import annotations
 
+from rusty_hf.upstream_notices import quiet_upstream_notices
+
+quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
+
 import json
 import sys
 from dataclasses import dataclass, field
@@ -27,7 +31,6 @@ from transformers import HfArgumentParser
 
 from rusty_hf.data.code_corpus import CorpusConfig, build_code_corpus, heldout_files
 from rusty_hf.data.code_sources import APT_INSTALL, SOURCES, SourceRoot, default_roots
-from rusty_hf.upstream_notices import quiet_upstream_notices
 
 __doc__ = __doc__.format(apt_install=APT_INSTALL)
 
@@ -85,7 +88,6 @@ def main(args: CodeCorpusArguments, config: CorpusConfig = CorpusConfig()) -> di
 
 
 if __name__ == "__main__":
-    quiet_upstream_notices()
     script_args, corpus_config = HfArgumentParser((CodeCorpusArguments, CorpusConfig)).parse_args_into_dataclasses()
     try:
         main(script_args, corpus_config)

@@ -13,6 +13,10 @@ encodings and characters per token on held-out standard-library files. Load the 
 
 from __future__ import annotations
 
+from rusty_hf.upstream_notices import quiet_upstream_notices
+
+quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
+
 import time
 from dataclasses import dataclass, field
 
@@ -28,7 +32,6 @@ from rusty_hf.data.corpus import (
     stdlib_texts,
 )
 from rusty_hf.tokenizer import DEFAULT_VOCAB_SIZE, check_tokenizer, train_tokenizer
-from rusty_hf.upstream_notices import quiet_upstream_notices
 
 SAMPLES = [
     "def fib(n: int) -> int:\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n",
@@ -109,7 +112,6 @@ def main(args: TokenizerArguments) -> PreTrainedTokenizerBase:
 
 
 if __name__ == "__main__":
-    quiet_upstream_notices()
     (script_args,) = HfArgumentParser(TokenizerArguments).parse_args_into_dataclasses()
     try:
         main(script_args)

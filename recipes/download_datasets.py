@@ -11,13 +11,16 @@ A wrong dataset name is a user error: one line naming the fix, exit 2.
 
 from __future__ import annotations
 
+from rusty_hf.upstream_notices import quiet_upstream_notices
+
+quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
+
 import sys
 from dataclasses import dataclass, field
 
 from transformers import HfArgumentParser
 
 from rusty_hf.data.corpus import DEFAULT_DATA_DIR, download_datasets
-from rusty_hf.upstream_notices import quiet_upstream_notices
 
 
 @dataclass
@@ -43,6 +46,5 @@ def main(args: DownloadArguments) -> int:
 
 
 if __name__ == "__main__":
-    quiet_upstream_notices()
     (script_args,) = HfArgumentParser(DownloadArguments).parse_args_into_dataclasses()
     sys.exit(main(script_args))

@@ -12,6 +12,10 @@ every task and sample) and prints a table.
 
 from __future__ import annotations
 
+from rusty_hf.upstream_notices import quiet_upstream_notices
+
+quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
+
 import sys
 from pathlib import Path
 
@@ -31,7 +35,6 @@ from rusty_hf.evaluation import LANGUAGES, card_metrics, evaluate_model, format_
 from rusty_hf.publishing import push_folder, write_model_card
 from rusty_hf.tokenizer import check_tokenizer
 from rusty_hf.training import is_missing_local_folder
-from rusty_hf.upstream_notices import quiet_upstream_notices
 
 
 @dataclass
@@ -120,6 +123,5 @@ def main(args: EvalArguments) -> dict:
 
 
 if __name__ == "__main__":
-    quiet_upstream_notices()
     (eval_args,) = TrlParser((EvalArguments,)).parse_args_and_config()
     main(eval_args)

@@ -8,6 +8,10 @@ rusty_hf), applies the chat template, and decodes greedily with the recurrent st
 
 from __future__ import annotations
 
+from rusty_hf.upstream_notices import quiet_upstream_notices
+
+quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
+
 import argparse
 import json
 
@@ -16,7 +20,6 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from rusty_hf.tokenizer import generation_eos_ids
 from rusty_hf.training import is_missing_local_folder
-from rusty_hf.upstream_notices import quiet_upstream_notices
 
 
 def reply(model, tokenizer, prompt: str, max_new_tokens: int = 96) -> str:
@@ -49,5 +52,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    quiet_upstream_notices()
     main()

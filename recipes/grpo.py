@@ -10,6 +10,10 @@ trains multi-turn through `rusty_hf.agent.env.CodingEnv` (TRL's ``environment_fa
 
 from __future__ import annotations
 
+from rusty_hf.upstream_notices import quiet_upstream_notices
+
+quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
+
 from trl import GRPOConfig, GRPOTrainer, ModelConfig, TrlParser, get_peft_config
 
 from rusty_hf.configs import RLScriptArguments
@@ -18,7 +22,6 @@ from rusty_hf.trainers import CurriculumGRPOTrainer, add_rl_callbacks
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.run import train_and_finish
 from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset
-from rusty_hf.upstream_notices import quiet_upstream_notices
 
 
 def environment_factory(script_args: RLScriptArguments, tokenizer):
@@ -51,6 +54,5 @@ def main(script_args: RLScriptArguments, training_args: GRPOConfig, model_args: 
 
 
 if __name__ == "__main__":
-    quiet_upstream_notices()
     parser = TrlParser((RLScriptArguments, GRPOConfig, ModelConfig))
     main(*parser.parse_args_and_config())

@@ -14,6 +14,10 @@ rollout maps onto TRL's batching are documented in rusty_hf/trainers/ppo_config.
 
 from __future__ import annotations
 
+from rusty_hf.upstream_notices import quiet_upstream_notices
+
+quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
+
 from trl import ModelConfig, TrlParser, get_peft_config
 
 from rusty_hf.configs import RLScriptArguments
@@ -24,7 +28,6 @@ from rusty_hf.trainers.ppo_config import PPOConfig
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.run import train_and_finish
 from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset
-from rusty_hf.upstream_notices import quiet_upstream_notices
 
 
 class CurriculumPPOTrainer(CurriculumMixin, PPOTrainer):
@@ -56,6 +59,5 @@ def main(script_args: RLScriptArguments, training_args: PPOConfig, model_args: M
 
 
 if __name__ == "__main__":
-    quiet_upstream_notices()
     parser = TrlParser((RLScriptArguments, PPOConfig, ModelConfig))
     main(*parser.parse_args_and_config())

@@ -17,6 +17,10 @@ recipes/sft.py loads as `model_name_or_path`.
 
 from __future__ import annotations
 
+from rusty_hf.upstream_notices import quiet_upstream_notices
+
+quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
+
 from pathlib import Path
 
 from datasets import Dataset, DatasetDict, load_dataset, load_from_disk
@@ -27,7 +31,6 @@ from rusty_hf.tokenizer import load_tokenizer
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.pretraining import BitsPerByteSFTTrainer
 from rusty_hf.training.run import train_and_finish
-from rusty_hf.upstream_notices import quiet_upstream_notices
 
 BUILD_CORPUS = "python3 recipes/build_code_corpus.py --output_dir data/code_corpus"
 
@@ -87,6 +90,5 @@ def main(
 
 
 if __name__ == "__main__":
-    quiet_upstream_notices()
     parser = TrlParser((PretrainScriptArguments, SFTConfig, ModelConfig))
     main(*parser.parse_args_and_config())

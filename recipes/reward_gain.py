@@ -9,12 +9,15 @@ either way: the verdict is printed and stored in the JSON, it does not fail the 
 
 from __future__ import annotations
 
+from rusty_hf.upstream_notices import quiet_upstream_notices
+
+quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
+
 import argparse
 import json
 from pathlib import Path
 
 from rusty_hf.reward_gain import compare, score_checkpoint
-from rusty_hf.upstream_notices import quiet_upstream_notices
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -46,5 +49,4 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 if __name__ == "__main__":
-    quiet_upstream_notices()
     main()

@@ -9,6 +9,10 @@ advantage of each completion is its reward minus the mean of the other ``num_gen
 
 from __future__ import annotations
 
+from rusty_hf.upstream_notices import quiet_upstream_notices
+
+quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
+
 from trl import ModelConfig, RLOOConfig, RLOOTrainer, TrlParser, get_peft_config
 
 from rusty_hf.configs import RLScriptArguments
@@ -17,7 +21,6 @@ from rusty_hf.trainers import CurriculumRLOOTrainer, add_rl_callbacks
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.run import train_and_finish
 from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset
-from rusty_hf.upstream_notices import quiet_upstream_notices
 
 
 def main(script_args: RLScriptArguments, training_args: RLOOConfig, model_args: ModelConfig) -> RLOOTrainer:
@@ -40,6 +43,5 @@ def main(script_args: RLScriptArguments, training_args: RLOOConfig, model_args: 
 
 
 if __name__ == "__main__":
-    quiet_upstream_notices()
     parser = TrlParser((RLScriptArguments, RLOOConfig, ModelConfig))
     main(*parser.parse_args_and_config())

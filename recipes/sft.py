@@ -12,6 +12,10 @@ trust_remote_code, tokenizer) to `output_dir`.
 
 from __future__ import annotations
 
+from rusty_hf.upstream_notices import quiet_upstream_notices
+
+quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
+
 from datasets import Dataset, load_dataset
 from trl import ModelConfig, SFTConfig, SFTTrainer, TrlParser, get_peft_config
 
@@ -20,7 +24,6 @@ from rusty_hf.data.sft_data import build_sft_dataset
 from rusty_hf.tokenizer import load_tokenizer
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.run import train_and_finish
-from rusty_hf.upstream_notices import quiet_upstream_notices
 
 
 def build_dataset(script_args: RustyScriptArguments) -> Dataset:
@@ -50,6 +53,5 @@ def main(script_args: RustyScriptArguments, training_args: SFTConfig, model_args
 
 
 if __name__ == "__main__":
-    quiet_upstream_notices()
     parser = TrlParser((RustyScriptArguments, SFTConfig, ModelConfig))
     main(*parser.parse_args_and_config())

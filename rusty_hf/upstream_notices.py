@@ -1,8 +1,8 @@
 """Silence the upstream notices a rusty_hf entry point cannot avoid, each by its exact message.
 
     from rusty_hf.upstream_notices import quiet_upstream_notices
-    if __name__ == "__main__":
-        quiet_upstream_notices()   # first thing in a recipe, rusty-terminal, rusty-bench, the Space
+    quiet_upstream_notices()   # a recipe: before importing TRL (peft imports bitsandbytes, which logs)
+    def main(): quiet_upstream_notices(); ...   # rusty-terminal, rusty-bench, the Space: they import no peft
 
 Only entry points call this: importing rusty_hf as a library changes no warning filter. Every
 filter names one message and says why it is upstream's and unavoidable; anything else still prints.
