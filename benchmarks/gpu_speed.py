@@ -47,11 +47,15 @@ from model_speed import (  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
 
-# Floors from the issue. Training: ours at B=8 T=1024 bf16, eager, default (triton) backend, must reach
-# half of GPT-2's eager tokens/s; GPT-2's attention is a few fused matmuls, so half is the bar for a
-# recurrent kernel at this width. Decode: RWKV's state is O(1) in context, so per-token cost after 2048
-# tokens must stay within 10% of after 64.
-FLOOR_TRAIN_BF16_OURS_OVER_GPT2 = 0.5
+# Floors from issue 17 (judged on an H100-class GPU, ratios within one run). Training, eager, default
+# (triton) backend against GPT-2 eager at the same shape: the anchor (RWKV-LM's CUDA kernel) reached
+# 0.97x bf16 and 1.06x fp32 at T=1024, 0.94x at T=4096. Compiled ours against eager ours; peak memory
+# against GPT-2's. Decode through generate against GPT-2; RWKV's state is O(1) in context, so the
+# per-token cost after 2048 tokens stays within 10% of after 64.
+FLOOR_TRAIN_OVER_GPT2 = {"bf16": 0.95, "fp32": 1.0}
+FLOOR_COMPILED_OVER_EAGER = 1.3
+FLOOR_PEAK_MEMORY_OVER_GPT2 = 1.1
+FLOOR_DECODE_OVER_GPT2 = 1.5  # batch 1 and batch 64
 FLOOR_DECODE_CTX2048_OVER_CTX64 = 1.10
 EXACTNESS_BOUND = 1e-4  # max |Δlogits|, fp32
 HF_RWKV_NOTE = "HF RWKV: eager, PyTorch per-token loop (its CUDA kernel comes from the Hub, unavailable offline)"
@@ -325,11 +329,23 @@ def ratio(a: float | None, b: float | None) -> float | None:
 
 def floors(r: Result, device: str, plan: Plan) -> list[Result]:
     """The issue's floors with value and PASS / FAIL; on CPU reported but 'not checked on CPU'."""
-    first = shape_key(plan.train_shapes[0])  # B=8 T=1024 bf16 in the full plan
-    ours = "ours[triton]/eager" if "triton" in backends(device) else "ours[torch]/eager"
-    rows = [("train tok/s ours / GPT-2 (B8 T1024 bf16, eager)", ">=", FLOOR_TRAIN_BF16_OURS_OVER_GPT2,
-             ratio(tok(r, "train", first, ours, "tokens_per_s"), tok(r, "train", first, "gpt2/eager", "tokens_per_s"))),
-            ("decode s/token ctx long / ctx short", "<=", FLOOR_DECODE_CTX2048_OVER_CTX64,
+    backend = "triton" if "triton" in backends(device) else "torch"
+    ours, compiled = f"ours[{backend}]/eager", f"ours[{backend}]/compiled"
+    rows = []
+    for shape in plan.train_shapes:
+        key = shape_key(shape)
+        rate = lambda case: tok(r, "train", key, case, "tokens_per_s")  # noqa: E731
+        rows += [(f"train tok/s ours / GPT-2 ({key}, eager)", ">=", FLOOR_TRAIN_OVER_GPT2[shape[2]],
+                  ratio(rate(ours), rate("gpt2/eager"))),
+                 (f"train tok/s ours compiled / eager ({key})", ">=", FLOOR_COMPILED_OVER_EAGER,
+                  ratio(rate(compiled), rate(ours))),
+                 (f"train peak memory ours / GPT-2 ({key}, eager)", "<=", FLOOR_PEAK_MEMORY_OVER_GPT2,
+                  ratio(tok(r, "train", key, ours, "peak_mib"), tok(r, "train", key, "gpt2/eager", "peak_mib")))]
+    for b in (plan.decode_batches[0], plan.decode_batches[-1]):
+        rows.append((f"decode tok/s ours / GPT-2 (batch {b})", ">=", FLOOR_DECODE_OVER_GPT2,
+                     ratio(tok(r, "decode", f"ours[{backend}]", f"b{b}_tokens_per_s"),
+                           tok(r, "decode", "gpt2", f"b{b}_tokens_per_s"))))
+    rows += [("decode s/token ctx long / ctx short", "<=", FLOOR_DECODE_CTX2048_OVER_CTX64,
              tok(r, "decode", "context_scaling", "long_over_short")),
             ("parallel vs recurrent max|dlogit|", "<=", EXACTNESS_BOUND,
              tok(r, "exactness", "parallel_vs_recurrent", "max_abs_diff")),
