@@ -24,6 +24,7 @@ import dataclasses
 import enum
 import os
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -248,7 +249,11 @@ def _changed_fields(args: object) -> dict:
     # TrainingArguments validates its precision against the hardware, so the reference shares use_cpu.
     same_device = {"use_cpu": args.use_cpu} if hasattr(args, "use_cpu") else {}
     try:
-        reference = type(args)(**same_device)
+        # A default TRL config sets the deprecated `gradient_checkpointing=True`, and transformers warns
+        # about it on construction: this reference instance is ours, the user's config is not affected.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            reference = type(args)(**same_device)
     except (TypeError, ValueError):  # required fields, or a check that fails: use the declared defaults
         reference = None
     changed = {}
