@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rusty_hf.data.code_sources import SUFFIXES, SourceRoot, iter_files
-from rusty_hf.data.corpus import _TEST_DIRS
+from rusty_hf.data.corpus import TEST_DIRS
 from rusty_hf.data.dedup import LeakGuard, NearDupIndex, content_hash, shingle_hashes
 from rusty_hf.data.tasks import DEFAULT_ROOT as TASKS_ROOT
 from rusty_hf.data.tasks import iter_task_folders, read_task
@@ -78,7 +78,7 @@ def path_skip_reason(rel: Path, size: int, config: CorpusConfig) -> str | None:
     folders = set(rel.parts[:-1])
     if folders & _VENDOR_DIRS:
         return "vendored"
-    if not config.include_tests and folders & _TEST_DIRS:
+    if not config.include_tests and folders & TEST_DIRS:
         return "tests"
     if size > config.max_file_bytes:
         return "huge"

@@ -40,7 +40,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rusty_hf.data.corpus import _SKIP_DIRS
+from rusty_hf.data.corpus import SKIP_DIRS
 
 SOURCES = {"stdlib": "python", "site-packages": "python", "rust-src": "rust", "debian-rust": "rust"}
 SUFFIXES = {"python": ".py", "rust": ".rs"}
@@ -134,7 +134,7 @@ def _crate_of(folder: Path, stop: Path) -> tuple[str, str]:
 def _walk(root: Path, suffix: str) -> Iterator[Path]:
     """Files ending in ``suffix`` under ``root`` in sorted order (symlinked trees followed, caches pruned)."""
     for folder, dirs, files in os.walk(root, followlinks=True):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
         yield from (Path(folder) / f for f in sorted(files) if f.endswith(suffix))
 
 

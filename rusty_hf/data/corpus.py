@@ -35,8 +35,8 @@ DEFAULT_TASKS_DIR = REPO_ROOT / "tasks"
 DEFAULT_DATA_DIR = Path("data/datasets")
 DEFAULT_MAX_BYTES = 32 * 2**20
 TASK_SUFFIXES = (".py", ".rs", ".md", ".json", ".txt")
-_TEST_DIRS = {"test", "tests", "idle_test"}
-_SKIP_DIRS = {"site-packages", "dist-packages", "__pycache__"}
+TEST_DIRS = {"test", "tests", "idle_test"}
+SKIP_DIRS = {"site-packages", "dist-packages", "__pycache__"}
 _HELDOUT_EVERY = 20
 # Columns that hold the text of a row in common text/code datasets; other string columns (ids, licenses,
 # repo names) are read only when none of these exist.
@@ -77,7 +77,7 @@ def stdlib_files(include_tests: bool = False, split: str = "train") -> list[Path
     files = []
     for path in _python_files(root):
         parts = set(path.relative_to(root).parts[:-1])
-        if parts & _SKIP_DIRS or (not include_tests and parts & _TEST_DIRS):
+        if parts & SKIP_DIRS or (not include_tests and parts & TEST_DIRS):
             continue
         # A stable hash of the relative path, so the held-out files are the same on every machine.
         heldout = zlib.crc32(path.relative_to(root).as_posix().encode()) % _HELDOUT_EVERY == 0
