@@ -1,13 +1,17 @@
-"""Evaluate a Rusty checkpoint on the held-out tasks: pass@k (Python, Rust) and protocol validity.
+"""Evaluate a Rusty checkpoint on the held-out tasks: pass@k and compile rate per language and difficulty,
+protocol validity.
 
     python recipes/evaluate.py --model_name_or_path outputs/tiny-sft --num_samples 4 --k 1 2
+    python recipes/evaluate.py --model_name_or_path outputs/tiny-grpo --compare_to outputs/tiny-sft/eval_results.json
     python recipes/evaluate.py --model_name_or_path outputs/tiny-sft --update_model_card   # numbers into README.md
     python recipes/evaluate.py --config eval.yaml     # the same keys from a YAML file (TrlParser)
 
 Samples n completions per held-out task with the chat template, runs each against the task's tests in
 the sandbox (rustc for Rust; without rustc, Rust is skipped with the reason), and computes the numbers
-with the `evaluate` metric modules in rusty_hf/metrics. Writes a JSON report (settings, aggregate,
-every task and sample) and prints a table.
+with the `evaluate` metric modules in rusty_hf/metrics. Writes a JSON report (settings, aggregate with
+standard errors and a per-difficulty breakdown, every task and sample) and prints a table. With
+``--compare_to`` (an earlier report on the same tasks, e.g. the checkpoint before RL) it also prints and
+stores the paired difference of pass@k and compile rate with its standard error.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from trl import TrlParser
 
 import rusty_hf  # noqa: F401  (registers TinyRWKV with the Auto classes)
-from rusty_hf.evaluation import LANGUAGES, card_metrics, evaluate_model, format_table
+from rusty_hf.evaluation import LANGUAGES, card_metrics, compare_reports, evaluate_model, format_comparison, format_table
 from rusty_hf.publishing import push_folder, write_model_card
 from rusty_hf.tokenizer import check_tokenizer
 from rusty_hf.training import is_missing_local_folder
@@ -55,6 +59,9 @@ class EvalArguments:
     batch_size: int = field(default=4, metadata={"help": "Prompts per generate call (x num_samples rows)."})
     timeout: float = field(default=30.0, metadata={"help": "Seconds per sandboxed test run (Rust: compile + tests)."})
     output_file: str | None = field(default=None, metadata={"help": "JSON report; default <model>/eval_results.json."})
+    compare_to: str | None = field(
+        default=None, metadata={"help": "An earlier report (JSON) on the same tasks: print and store the paired difference."}
+    )
     update_model_card: bool = field(default=False, metadata={"help": "Write the metrics into the model folder's README.md."})
     push_to_hub: bool = field(default=False, metadata={"help": "Push the model folder (with its card) to hub_model_id."})
     hub_model_id: str | None = field(default=None, metadata={"help": "Hub repo to push to, e.g. me/rusty-tiny."})
@@ -97,7 +104,19 @@ def load(args: EvalArguments):
     return model, tokenizer
 
 
+def read_baseline(path: str) -> dict:
+    """An earlier report, checked to be one; a missing or malformed file fails before any sampling."""
+    try:
+        report = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"--compare_to {path}: cannot read it as a report ({exc}); point it at an eval_results.json") from None
+    if not isinstance(report, dict) or not isinstance(report.get("tasks"), list):
+        raise SystemExit(f"--compare_to {path}: not an evaluation report (no 'tasks' list); point it at an eval_results.json")
+    return report
+
+
 def main(args: EvalArguments) -> dict:
+    baseline = read_baseline(args.compare_to) if args.compare_to else None
     model, tokenizer = load(args)
     report = evaluate_model(
         model, tokenizer, languages=args.languages, split=args.split, num_samples=args.num_samples, k=args.k,
@@ -105,10 +124,16 @@ def main(args: EvalArguments) -> dict:
         seed=args.seed, max_tasks=args.max_tasks, timeout=args.timeout,
     )
     report["settings"] |= {"model": args.model_name_or_path, "tokenizer": args.tokenizer_name_or_path or args.model_name_or_path}
+    if baseline is not None:
+        report["comparison"] = {"baseline": args.compare_to, "baseline_model": baseline.get("settings", {}).get("model"),
+                                **compare_reports(baseline, report)}
     output = Path(args.output_file) if args.output_file else default_output_file(args)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(format_table(report))
+    if baseline is not None:
+        print(f"compared with {args.compare_to} (paired over tasks):")
+        print(format_comparison({k: v for k, v in report["comparison"].items() if k in LANGUAGES}))
     print(f"report written to {output}")
     folder = Path(args.model_name_or_path)
     if (args.update_model_card or args.push_to_hub) and not folder.is_dir():

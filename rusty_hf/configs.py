@@ -45,8 +45,15 @@ class RustyScriptArguments(ScriptArguments):
     n_layers: int = field(default=4, metadata={"help": "RWKV-4 blocks of a fresh model."})
     ffn_mult: int = field(default=4, metadata={"help": "Channel-mix width multiple of a fresh model."})
     init_seed: int = field(default=0, metadata={"help": "Seed for a fresh model's initialisation."})
+    max_train_minutes: float | None = field(
+        default=None,
+        metadata={"help": "Wall-clock budget for training: max_steps (and the LR schedule) shrink to fit it, and "
+                  "training stops before it runs out (rusty_hf.training.time_budget). None = no limit."},
+    )
 
     def __post_init__(self):
+        if self.max_train_minutes is not None and not self.max_train_minutes > 0:
+            raise ValueError(f"max_train_minutes must be > 0 (or None for no limit), got {self.max_train_minutes}")
         if self.task_repeats < 0:
             raise ValueError(f"task_repeats must be >= 0, got {self.task_repeats}")
         unknown = sorted(set(self.task_languages) - {"python", "rust"})

@@ -1,23 +1,28 @@
-"""Evaluate a Rusty checkpoint on the held-out coding tasks: pass@k per language and protocol validity.
+"""Evaluate a Rusty checkpoint on the held-out coding tasks: pass@k per language and difficulty, compile rate,
+protocol validity.
 
 For every held-out task (``rusty_hf.data.tasks.load_tasks(split="test")``) the model samples n
 completions of the task's chat prompt; each is scored by running the task's tests through the
 sandboxed rewards (Python: ``run_python_tests``; Rust: ``compile_rust`` with the tests), and the
 numbers are computed by the `evaluate` metric modules shipped in ``rusty_hf/metrics`` (pass@k with
 the unbiased estimator, protocol validity with ``parse_action``). A sample is correct when every
-test passes.
+test passes; it compiles when Python parses it or rustc builds it. Each language's numbers come with their
+standard errors over tasks and are broken down by the tasks' difficulty (1-5); `compare_reports` gives the
+paired difference of two reports on the same tasks (e.g. before and after RL) with its standard error.
 
 Usage (``recipes/evaluate.py`` wraps this with argument parsing and the model card update)::
 
     from rusty_hf.evaluation import evaluate_model, format_table
     report = evaluate_model(model, tokenizer, num_samples=4, k=[1, 2], languages=["python", "rust"])
     print(format_table(report))          # report is a JSON-ready dict: settings, aggregate, tasks
+    print(format_comparison(compare_reports(report_before_rl, report)))
 """
 
 from __future__ import annotations
 
 import ast
 import logging
+import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -39,11 +44,12 @@ LANGUAGES = ("python", "rust")
 
 @dataclass
 class SampleScore:
-    """One completion, scored: the share of tests passed, whether all passed, and why not."""
+    """One completion, scored: the share of tests passed, whether all passed, whether it compiles, and why not."""
 
     fraction: float
     passed: bool
     status: str  # ok | no_code | syntax_error | error (ours) | the run's status (timeout, crash, compile_error, ...)
+    compiled: bool = False  # Python: the code parses; Rust: rustc builds it on its own (before the tests)
 
 
 def generate_samples(
@@ -86,7 +92,7 @@ def _score_python(code: str, tests: str, timeout: float) -> SampleScore:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return SampleScore(0.0, False, "syntax_error")
     outcome = run_python_tests(code, tests, timeout=timeout)
-    return SampleScore(outcome.fraction, outcome.status == "ok" and outcome.passed == outcome.total, outcome.status)
+    return SampleScore(outcome.fraction, outcome.status == "ok" and outcome.passed == outcome.total, outcome.status, True)
 
 
 def _score_rust(code: str, tests: str, timeout: float) -> SampleScore:
@@ -94,7 +100,7 @@ def _score_rust(code: str, tests: str, timeout: float) -> SampleScore:
 
     result = compile_rust(code, tests=tests, clippy=False, timeout=timeout)  # lints don't decide pass/fail
     passed = result.status == "ok" and result.tests_total > 0 and result.tests_passed == result.tests_total
-    return SampleScore(result.test_fraction if result.tests_compiled else 0.0, passed, result.status)
+    return SampleScore(result.test_fraction if result.tests_compiled else 0.0, passed, result.status, result.success)
 
 
 def rust_unavailable_reason() -> str | None:
@@ -148,8 +154,24 @@ def _protocol_label(text: str) -> str:
         return f"error:{exc.kind}"
 
 
+def mean_and_stderr(values: Sequence[float]) -> tuple[float, float]:
+    """The mean and its standard error (sample standard deviation / sqrt(n); 0 for fewer than 2 values)."""
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, 0.0
+    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n)
+
+
+def _summary(tasks: list[dict], metric_names: list[str]) -> dict:
+    """Means over tasks of each per-task number, with standard errors under ``stderr``."""
+    summary: dict = {"num_tasks": len(tasks), "num_samples": sum(t["num_samples"] for t in tasks), "stderr": {}}
+    for name in metric_names:
+        summary[name], summary["stderr"][name] = mean_and_stderr([t[name] for t in tasks])
+    return summary
+
+
 def _language_report(rows, completions, scores, k: list[int], pass_at_k) -> tuple[dict, list[dict]]:
-    per_sample_fractions = [[s.fraction for s in task] for task in scores]
     passes = [[float(s.passed) for s in task] for task in scores]
     metric = pass_at_k.compute(predictions=passes, k=k, per_task=True)
     tasks = []
@@ -158,14 +180,14 @@ def _language_report(rows, completions, scores, k: list[int], pass_at_k) -> tupl
             "name": row["name"], "language": row["language"], "difficulty": row["difficulty"],
             "num_samples": len(scores[i]), "num_correct": int(sum(passes[i])),
             **{name: values[i] for name, values in metric["per_task"].items()},
-            "mean_test_fraction": sum(per_sample_fractions[i]) / len(per_sample_fractions[i]),
+            "compile_rate": sum(s.compiled for s in scores[i]) / len(scores[i]),
+            "mean_test_fraction": sum(s.fraction for s in scores[i]) / len(scores[i]),
             "samples": [{"completion": c, **asdict(s), "protocol": _protocol_label(c)} for c, s in zip(completions[i], scores[i])],
         })
-    aggregate = {name: value for name, value in metric.items() if name != "per_task"}
-    aggregate |= {
-        "mean_test_fraction": sum(t["mean_test_fraction"] for t in tasks) / len(tasks),
-        "num_tasks": len(tasks), "num_samples": sum(t["num_samples"] for t in tasks),
-    }
+    names = [*metric["per_task"], "compile_rate", "mean_test_fraction"]
+    aggregate = _summary(tasks, names)  # pass@k: the metric's per-task estimates, averaged as the metric does
+    difficulties = sorted({t["difficulty"] for t in tasks})
+    aggregate["by_difficulty"] = {str(d): _summary([t for t in tasks if t["difficulty"] == d], names) for d in difficulties}
     return aggregate, tasks
 
 
@@ -226,28 +248,42 @@ def evaluate_model(
     return report
 
 
+def _headline(values: dict) -> dict[str, float]:
+    return {n: v for n, v in values.items() if n.startswith("pass@") or n == "compile_rate"}
+
+
 def card_metrics(report: dict) -> dict[str, dict[str, float]]:
-    """The headline numbers of a report, shaped for ``rusty_hf.publishing.write_model_card(metrics=...)``."""
+    """The headline numbers of a report, shaped for ``rusty_hf.publishing.write_model_card(metrics=...)``:
+    pass@k and compile rate per language, then per language and difficulty, then protocol validity."""
     metrics = {}
     for language in LANGUAGES:
         values = report["aggregate"].get(language)
         if values:
-            metrics[f"{language} held-out tasks"] = {n: v for n, v in values.items() if n.startswith("pass@")}
+            metrics[f"{language} held-out tasks"] = _headline(values)
+    for language in LANGUAGES:
+        for difficulty, values in report["aggregate"].get(language, {}).get("by_difficulty", {}).items():
+            metrics[f"{language} held-out tasks, difficulty {difficulty} ({values['num_tasks']} tasks)"] = _headline(values)
     if "protocol" in report["aggregate"]:
         metrics["held-out task completions"] = {"protocol_validity": report["aggregate"]["protocol"]["protocol_validity"]}
     return metrics
 
 
+def _cell(row: dict, name: str) -> str:
+    return f"{row[name]:.3f} ± {row['stderr'][name]:.3f}"
+
+
 def format_table(report: dict) -> str:
-    """A plain-text table of the aggregate numbers (one row per language, then protocol validity)."""
+    """A plain-text table of the aggregate numbers (mean ± standard error over tasks): one row per language,
+    one per language and difficulty, then protocol validity."""
     ks = [f"pass@{x}" for x in report["settings"]["k"]]
-    header = ["language", "tasks", "samples", *ks, "mean test fraction"]
+    header = ["language", "difficulty", "tasks", "samples", *ks, "compile rate", "mean test fraction"]
     lines = [" | ".join(header), " | ".join("---" for _ in header)]
     for language in LANGUAGES:
         row = report["aggregate"].get(language)
         if row:
-            values = [f"{row[name]:.3f}" for name in ks] + [f"{row['mean_test_fraction']:.3f}"]
-            lines.append(" | ".join([language, str(row["num_tasks"]), str(row["num_samples"]), *values]))
+            for difficulty, values in [("all", row), *row["by_difficulty"].items()]:
+                cells = [_cell(values, name) for name in (*ks, "compile_rate", "mean_test_fraction")]
+                lines.append(" | ".join([language, difficulty, str(values["num_tasks"]), str(values["num_samples"]), *cells]))
         elif language in report["skipped"]:
             lines.append(f"{language} | skipped: {report['skipped'][language]}")
     protocol = report["aggregate"].get("protocol")
@@ -257,4 +293,46 @@ def format_table(report: dict) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["SampleScore", "card_metrics", "evaluate_model", "format_table", "generate_samples", "score_samples"]
+def compare_reports(before: dict, after: dict) -> dict:
+    """The paired difference after - before of two reports, per language, over the tasks both scored.
+
+    For pass@k and compile rate: ``{"before", "after", "delta", "stderr", "z"}`` where ``stderr`` is the
+    standard error of the per-task differences (paired: the task-to-task spread cancels), ``z`` =
+    delta / stderr. Raises ValueError when the reports share no task.
+    """
+    comparison: dict = {}
+    for language in LANGUAGES:
+        old = {t["name"]: t for t in before["tasks"] if t["language"] == language}
+        new = {t["name"]: t for t in after["tasks"] if t["language"] == language}
+        names = sorted(old.keys() & new.keys())
+        if not names:
+            continue
+        metrics = [n for n in new[names[0]] if (n.startswith("pass@") or n == "compile_rate") and n in old[names[0]]]
+        comparison[language] = {"num_tasks": len(names)}
+        for name in metrics:
+            delta, stderr = mean_and_stderr([new[t][name] - old[t][name] for t in names])
+            comparison[language][name] = {
+                "before": sum(old[t][name] for t in names) / len(names),
+                "after": sum(new[t][name] for t in names) / len(names),
+                "delta": delta, "stderr": stderr, "z": delta / stderr if stderr > 0 else 0.0,
+            }
+    if not comparison:
+        raise ValueError("the two reports share no task: evaluate both checkpoints on the same split and languages")
+    return comparison
+
+
+def format_comparison(comparison: dict) -> str:
+    """One line per language and metric: before -> after, the paired delta ± its standard error."""
+    lines = []
+    for language, values in comparison.items():
+        for name, v in values.items():
+            if isinstance(v, dict):
+                lines.append(f"{language} {name}: {v['before']:.3f} -> {v['after']:.3f}, delta {v['delta']:+.3f} ± "
+                             f"{v['stderr']:.3f} ({v['z']:+.1f} SE, {values['num_tasks']} tasks)")
+    return "\n".join(lines)
+
+
+__all__ = [
+    "SampleScore", "card_metrics", "compare_reports", "evaluate_model", "format_comparison", "format_table",
+    "generate_samples", "mean_and_stderr", "score_samples",
+]

@@ -58,6 +58,28 @@ def test_task_texts_read_code_and_docs_only(tmp_path):
     assert sorted(task_texts(tmp_path)) == ["Write add.\n", "pub fn add() {}\n"]
 
 
+def test_held_out_tasks_never_reach_the_tokenizer_corpus():
+    from rusty_hf.data.tasks import load_tasks
+
+    corpus = "\n".join(task_texts())
+    held_out = load_tasks(split="test")
+    assert len(held_out) > 0
+    for row in held_out:
+        assert row["solution"] not in corpus and row["tests"] not in corpus, row["name"]
+    for row in load_tasks(split="train").select(range(5)):
+        assert row["solution"] in corpus
+
+
+def test_a_pinned_held_out_task_is_left_out(tmp_path):
+    folder = tmp_path / "python" / "sum_list"
+    folder.mkdir(parents=True)
+    (folder / "solution.py").write_text("def sum_list(xs):\n    return sum(xs)\n")
+    (folder / "meta.json").write_text('{"entry_point": "sum_list", "difficulty": 1, "tags": ["lists"], "split": "test"}')
+    assert list(task_texts(tmp_path)) == []
+    (folder / "meta.json").write_text('{"entry_point": "sum_list", "difficulty": 1, "tags": ["lists"], "split": "train"}')
+    assert len(list(task_texts(tmp_path))) == 2
+
+
 def test_missing_tasks_folder_contributes_nothing(tmp_path):
     assert list(task_texts(tmp_path / "absent")) == []
 

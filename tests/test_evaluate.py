@@ -9,7 +9,16 @@ from huggingface_hub import ModelCard
 
 from rusty_hf import TinyRWKVForCausalLM
 from rusty_hf.data.tasks import load_tasks
-from rusty_hf.evaluation import card_metrics, evaluate_model, format_table, rust_unavailable_reason, score_samples
+from rusty_hf.evaluation import (
+    card_metrics,
+    compare_reports,
+    evaluate_model,
+    format_comparison,
+    format_table,
+    mean_and_stderr,
+    rust_unavailable_reason,
+    score_samples,
+)
 from tests.conftest import randomise_zero_init, tiny_config
 from tests.hub_server import HubServer
 
@@ -31,6 +40,7 @@ def test_python_scoring_passes_the_reference_and_fails_wrong_or_missing_code():
     (scores,) = score_samples(completions, [task["tests"]], "python")
     assert [s.passed for s in scores] == [True, False, False, False]
     assert [s.status for s in scores[:3]] == ["ok", "syntax_error", "no_code"]
+    assert [s.compiled for s in scores] == [True, False, False, True]
     assert scores[0].fraction == 1.0 and scores[3].fraction < 1.0
 
 
@@ -51,6 +61,7 @@ def test_rust_scoring_runs_the_task_tests_with_rustc():
     completions = [[_fenced(task["solution"], "rust"), _fenced("pub fn broken( {", "rust")]]
     (scores,) = score_samples(completions, [task["tests"]], "rust")
     assert [s.passed for s in scores] == [True, False] and scores[1].status == "compile_error"
+    assert [s.compiled for s in scores] == [True, False]
 
 
 def test_evaluate_model_reports_pass_at_k_and_validity_for_two_held_out_tasks(tiny_lm, tiny_tokenizer):
@@ -66,6 +77,39 @@ def test_evaluate_model_reports_pass_at_k_and_validity_for_two_held_out_tasks(ti
     assert python["num_tasks"] == 1 and python["num_samples"] == 2 and set(python) >= {"pass@1", "pass@2"}
     assert report["aggregate"]["protocol"]["num_completions"] == 2 * len(ran)
     assert "python held-out tasks" in card_metrics(report) and "pass@2" in format_table(report)
+    assert 0 <= python["compile_rate"] <= 1 and set(python["stderr"]) >= {"pass@1", "pass@2", "compile_rate"}
+    (difficulty,) = python["by_difficulty"]  # one task, so one difficulty
+    assert int(difficulty) == report["tasks"][0]["difficulty"]
+    assert python["by_difficulty"][difficulty]["pass@1"] == python["pass@1"]
+    assert any(name.startswith("python held-out tasks, difficulty") for name in card_metrics(report))
+
+
+def _report(rows: list[tuple[str, str, int, float, float]]) -> dict:
+    return {"tasks": [{"name": n, "language": lang, "difficulty": d, "num_samples": 4, "pass@1": p, "compile_rate": c}
+                      for n, lang, d, p, c in rows]}
+
+
+def test_compare_reports_is_paired_over_the_shared_tasks():
+    before = _report([("a", "python", 1, 0.0, 0.5), ("b", "python", 2, 0.5, 1.0), ("c", "python", 1, 0.25, 1.0),
+                      ("r", "rust", 1, 0.0, 0.0)])
+    after = _report([("a", "python", 1, 0.25, 1.0), ("b", "python", 2, 0.75, 1.0), ("c", "python", 1, 0.25, 1.0),
+                     ("gone", "python", 3, 1.0, 1.0), ("r", "rust", 1, 0.0, 0.5)])
+    comparison = compare_reports(before, after)
+    python = comparison["python"]
+    assert python["num_tasks"] == 3  # "gone" was not in the baseline
+    delta, stderr = mean_and_stderr([0.25, 0.25, 0.0])
+    assert python["pass@1"] == pytest.approx({"before": 0.25, "after": 5 / 12, "delta": delta, "stderr": stderr,
+                                              "z": delta / stderr})
+    assert comparison["rust"]["compile_rate"]["delta"] == 0.5 and comparison["rust"]["compile_rate"]["z"] == 0.0
+    assert "python pass@1: 0.250 -> 0.417, delta +0.167" in format_comparison(comparison)
+    with pytest.raises(ValueError, match="share no task"):
+        compare_reports(before, _report([("z", "python", 1, 1.0, 1.0)]))
+
+
+def test_mean_and_stderr():
+    assert mean_and_stderr([1.0]) == (1.0, 0.0)
+    mean, stderr = mean_and_stderr([0.0, 1.0, 0.0, 1.0])
+    assert mean == 0.5 and stderr == pytest.approx((1 / 3) ** 0.5 / 2)
 
 
 def test_recipe_writes_the_report_and_pushes_the_metrics_in_the_model_card(tmp_path, tiny_lm, tiny_tokenizer, monkeypatch):
@@ -91,6 +135,24 @@ def test_recipe_writes_the_report_and_pushes_the_metrics_in_the_model_card(tmp_p
     values = {(r.dataset_name, r.metric_type): r.metric_value for r in card.data.eval_results}
     assert values[("python held-out tasks", "pass@1")] == report["aggregate"]["python"]["pass@1"]
     assert "eval_results.json" in hub.repos["rusty-tester/evaluated"].files
+
+    # the same checkpoint against its own report: a comparison of zero, stored in the new report
+    again = main(TrlParser((EvalArguments,)).parse_args_and_config(args=[
+        "--model_name_or_path", str(tmp_path / "ckpt"), "--languages", "python", "--max_tasks", "1",
+        "--num_samples", "1", "--max_new_tokens", "4", "--compare_to", str(tmp_path / "ckpt" / "eval_results.json"),
+        "--output_file", str(tmp_path / "again.json"),
+    ])[0])
+    assert again["comparison"]["python"]["pass@1"]["delta"] == 0.0
+    assert json.loads((tmp_path / "again.json").read_text())["comparison"]["baseline_model"] == str(tmp_path / "ckpt")
+
+
+def test_a_bad_baseline_fails_before_sampling(tmp_path):
+    from recipes.evaluate import EvalArguments, main
+
+    (tmp_path / "notes.json").write_text('{"hello": 1}')
+    for baseline, complaint in [(tmp_path / "missing.json", "cannot read"), (tmp_path / "notes.json", "not an evaluation report")]:
+        with pytest.raises(SystemExit, match=complaint):
+            main(EvalArguments(model_name_or_path=str(tmp_path / "no-model"), compare_to=str(baseline)))
 
 
 def test_eval_arguments_name_the_fix_for_impossible_settings():

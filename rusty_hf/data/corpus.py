@@ -8,7 +8,8 @@ Sources, read in this order until ``max_bytes`` (UTF-8) is reached:
 
 1. synthetic protocol dialogs (`rusty_hf.data.dialogs`), rendered as plain ``role: content`` lines
    (no chat markers: the BPE trainer would otherwise spend merges on marker fragments);
-2. text files under the repository's ``tasks/`` (``*.py *.rs *.md *.json *.txt``), if any;
+2. text files under the repository's ``tasks/`` (``*.py *.rs *.md *.json *.txt``), if any, except the
+   held-out tasks';
 3. the Python standard library's ``.py`` sources (``sysconfig.get_paths()["stdlib"]``, never
    site-packages, test folders optional); one file in twenty is held out (``split="heldout"``) to
    measure compression on text the tokenizer never saw;
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 import os
 import sysconfig
 import zlib
@@ -54,13 +56,34 @@ def dialog_texts(n: int = 2000, seed: int = 0) -> Iterator[str]:
         yield render_dialog_text(messages)
 
 
+def _held_out_folders(root: Path) -> set[Path]:
+    """The folders of held-out tasks (``tasks/<language>/<name>`` with split "test") under ``root``."""
+    from rusty_hf.data.tasks import LANGUAGES, default_split
+
+    held_out = set()
+    for language in LANGUAGES:
+        for folder in (root / language).glob("*/"):
+            try:
+                split = json.loads((folder / "meta.json").read_text(encoding="utf-8")).get("split")
+            except (OSError, ValueError, AttributeError):
+                split = None  # a malformed meta.json: the split its name gives, as for unpinned tasks
+            if (split or default_split(language, folder.name)) == "test":
+                held_out.add(folder)
+    return held_out
+
+
 def task_texts(tasks_dir: str | os.PathLike | None = None) -> Iterator[str]:
-    """Every task file with a text suffix, in path order; nothing if the folder is missing."""
+    """Every training task's files with a text suffix, in path order; nothing if the folder is missing.
+
+    Held-out tasks are left out: the tokenizer is training data too, and the evaluation's numbers are
+    only honest if none of its texts were seen.
+    """
     root = Path(tasks_dir) if tasks_dir is not None else DEFAULT_TASKS_DIR
     if not root.is_dir():
         return
+    held_out = _held_out_folders(root)
     for path in sorted(root.rglob("*")):
-        if path.suffix in TASK_SUFFIXES and path.is_file():
+        if path.suffix in TASK_SUFFIXES and path.is_file() and not held_out & set(path.parents):
             yield path.read_text(encoding="utf-8", errors="replace")
 
 
