@@ -29,5 +29,26 @@ def train_and_finish(trainer: Trainer, script_args: object, training_args: Train
     compact_fused_head_on_cpu()  # TRL scores every position on CPU otherwise (see trl_cpu.py)
     if trainer.args.device.type == "cpu":
         keep_freed_memory()  # the step's large buffers are otherwise re-faulted every step (cpu_allocator.py)
-    trainer.train(resume_from_checkpoint=resume_checkpoint(training_args.resume_from_checkpoint))
+    result = trainer.train(resume_from_checkpoint=resume_checkpoint(training_args.resume_from_checkpoint))
+    record_throughput(trainer, result.metrics)
     return finalize_output(trainer, script_args, training_args, model_args=model_args)  # prints where it saved
+
+
+def record_throughput(trainer: Trainer, metrics: dict[str, float]) -> dict[str, float]:
+    """Add tokens and tokens/s to the run's metrics, print one line, save ``train_results.json`` and
+    ``trainer_state.json`` to ``output_dir`` (``Trainer.save_metrics`` / ``save_state``, as transformers' examples do).
+
+    The token count is TRL's ``num_tokens`` (every process's tokens, padding excluded), last logged value.
+    """
+    metrics = dict(metrics)
+    num_tokens = next((e["num_tokens"] for e in reversed(trainer.state.log_history) if "num_tokens" in e), None)
+    runtime = metrics.get("train_runtime")
+    if num_tokens is not None and runtime:
+        metrics |= {"train_num_tokens": num_tokens, "train_tokens_per_second": round(num_tokens / runtime, 1)}
+    metrics["train_steps"] = trainer.state.global_step
+    if trainer.is_world_process_zero():
+        speed = f", {metrics['train_tokens_per_second']:,.0f} tokens/s ({num_tokens:,.0f} tokens)" if "train_num_tokens" in metrics else ""
+        print(f"trained {trainer.state.global_step} steps in {runtime or 0:.0f} s{speed}")
+    trainer.save_metrics("train", metrics)
+    trainer.save_state()  # trainer_state.json: the log history (losses, evals) next to the final weights
+    return metrics
