@@ -1,0 +1,2 @@
+def collapse_whitespace(text: str) -> str:
+    return " ".join(text.split())

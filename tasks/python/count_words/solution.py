@@ -1,0 +1,2 @@
+def count_words(text: str) -> int:
+    return len(text.split())

@@ -1,0 +1,29 @@
+from solution import decode_binary
+
+
+def _raises(bits):
+    try:
+        decode_binary(bits)
+    except ValueError:
+        return True
+    return False
+
+
+def test_example():
+    assert decode_binary("01001000 01101001") == "Hi"
+
+
+def test_space_character():
+    assert decode_binary("01100001 00100000 01100010") == "a b"
+
+
+def test_empty():
+    assert decode_binary("") == ""
+
+
+def test_wrong_length():
+    assert _raises("0100100 01101001")
+
+
+def test_bad_character():
+    assert _raises("0100100a")

@@ -1,0 +1,17 @@
+from solution import extract_hashtags
+
+
+def test_example():
+    assert extract_hashtags("Loving #Python and #rust! #Python #100days") == ["Python", "rust", "100days"]
+
+
+def test_no_tags():
+    assert extract_hashtags("nothing here") == []
+
+
+def test_lone_hash_ignored():
+    assert extract_hashtags("# not a tag, ## either") == []
+
+
+def test_punctuation_ends_tag():
+    assert extract_hashtags("the #end. really #the_end!") == ["end", "the_end"]

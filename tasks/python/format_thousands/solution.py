@@ -1,0 +1,2 @@
+def format_thousands(n: int) -> str:
+    return f"{n:,}"

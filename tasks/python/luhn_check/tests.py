@@ -1,0 +1,23 @@
+from solution import luhn_check
+
+
+def test_valid():
+    assert luhn_check("4539 3195 0343 6467") is True
+
+
+def test_one_digit_changed():
+    assert luhn_check("4539 3195 0343 6468") is False
+
+
+def test_doubling_above_nine():
+    assert luhn_check("059") is True
+    assert luhn_check("095") is False
+
+
+def test_too_short():
+    assert luhn_check("0") is False
+    assert luhn_check(" 0 ") is False
+
+
+def test_other_characters():
+    assert luhn_check("4539-3195-0343-6467") is False

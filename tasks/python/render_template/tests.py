@@ -1,0 +1,22 @@
+from solution import render_template
+
+
+def test_example():
+    result = render_template("Hi {{ name }}, you are {{age}}.", {"name": "Ada", "age": 36})
+    assert result == "Hi Ada, you are 36."
+
+
+def test_repeated_placeholder():
+    assert render_template("{{x}}-{{x}}", {"x": "ab"}) == "ab-ab"
+
+
+def test_no_placeholders():
+    assert render_template("plain {text}", {}) == "plain {text}"
+
+
+def test_missing_name():
+    try:
+        render_template("Hello {{who}}", {})
+    except KeyError:
+        return
+    raise AssertionError("expected KeyError")

@@ -1,0 +1,3 @@
+pub fn factorial(n: u64) -> u64 {
+    (1..=n).product()
+}

@@ -1,0 +1,35 @@
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn add_accumulates() {
+        let mut inv = Inventory::new();
+        inv.add("apple", 3);
+        inv.add("apple", 4);
+        assert_eq!(inv.count("apple"), 7);
+    }
+
+    #[test]
+    fn unknown_item_is_zero() {
+        let inv = Inventory::new();
+        assert_eq!(inv.count("pear"), 0);
+    }
+
+    #[test]
+    fn remove_enough() {
+        let mut inv = Inventory::new();
+        inv.add("nail", 10);
+        assert!(inv.remove("nail", 4));
+        assert_eq!(inv.count("nail"), 6);
+    }
+
+    #[test]
+    fn remove_too_many_changes_nothing() {
+        let mut inv = Inventory::new();
+        inv.add("nail", 2);
+        assert!(!inv.remove("nail", 3));
+        assert!(!inv.remove("screw", 1));
+        assert_eq!(inv.count("nail"), 2);
+    }
+}

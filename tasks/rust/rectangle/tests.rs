@@ -1,0 +1,20 @@
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn area() {
+        assert_eq!(Rectangle { width: 3, height: 4 }.area(), 12);
+        assert_eq!(Rectangle { width: 0, height: 9 }.area(), 0);
+    }
+
+    #[test]
+    fn square() {
+        assert!(Rectangle { width: 5, height: 5 }.is_square());
+    }
+
+    #[test]
+    fn not_square() {
+        assert!(!Rectangle { width: 5, height: 6 }.is_square());
+    }
+}

@@ -1,0 +1,3 @@
+pub fn square(x: i64) -> i64 {
+    x * x
+}
