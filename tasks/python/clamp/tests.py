@@ -1,0 +1,21 @@
+from solution import clamp
+
+
+def test_inside_range():
+    assert clamp(4, 0, 10) == 4
+
+
+def test_below_range():
+    assert clamp(-3, 0, 10) == 0
+
+
+def test_above_range():
+    assert clamp(15, 0, 10) == 10
+
+
+def test_on_the_bounds():
+    assert clamp(0, 0, 10) == 0 and clamp(10, 0, 10) == 10
+
+
+def test_floats():
+    assert clamp(1.75, 0.5, 1.5) == 1.5

@@ -1,0 +1,3 @@
+def find_missing_number(numbers: list[int]) -> int:
+    n = len(numbers)
+    return n * (n + 1) // 2 - sum(numbers)

@@ -1,0 +1,5 @@
+import math
+
+
+def product_list(numbers: list[float]) -> float:
+    return math.prod(numbers)

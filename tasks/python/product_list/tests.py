@@ -1,0 +1,21 @@
+from solution import product_list
+
+
+def test_example():
+    assert product_list([2, 3, 4]) == 24
+
+
+def test_empty_is_one():
+    assert product_list([]) == 1
+
+
+def test_zero_wins():
+    assert product_list([5, 0, 7]) == 0
+
+
+def test_negatives():
+    assert product_list([-2, 3, -1, -1]) == -6
+
+
+def test_floats():
+    assert abs(product_list([0.5, 4, 1.5]) - 3.0) < 1e-9

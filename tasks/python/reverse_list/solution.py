@@ -1,0 +1,2 @@
+def reverse_list(items: list) -> list:
+    return items[::-1]

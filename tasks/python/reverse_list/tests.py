@@ -1,0 +1,19 @@
+from solution import reverse_list
+
+
+def test_example():
+    assert reverse_list([1, 2, 3]) == [3, 2, 1]
+
+
+def test_empty():
+    assert reverse_list([]) == []
+
+
+def test_mixed_items():
+    assert reverse_list(["a", None, 2.5]) == [2.5, None, "a"]
+
+
+def test_input_unchanged():
+    items = [1, 2, 3]
+    reverse_list(items)
+    assert items == [1, 2, 3]
