@@ -12,6 +12,10 @@ GPT-2 and HF RWKV 512 wide, 4 layers; random init, nothing from the Hub) and mea
   ours' per-token decode cost after a context of 64 vs 2048 tokens (prefill excluded).
 - exactness: max |Δlogits| between the triton and torch WKV backends on one random batch, and
   between ours' parallel forward and token-by-token decoding with the carried state.
+- recipe: the r2 SFT recipe itself (`recipes/sft.py --config recipes/r2/sft.yaml`, fresh R2 model, its
+  batch 8 x 8 accumulation at 1024 tokens) for a few optimizer steps in a subprocess, and the tokens/s it
+  logs (TRL's `num_tokens` over `train_runtime`, from `train_results.json`). It needs a tokenizer:
+  `--tokenizer` (default `outputs/tokenizer`), else one is built first with recipes/build_tokenizer.py.
 
 Timings synchronize the device, warm up first (compilation included) and keep medians of
 interleaved repeats. Each case runs in its own try/except: an OOM or compile error is recorded as
@@ -33,7 +37,9 @@ import argparse
 import contextlib
 import json
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +63,7 @@ FLOOR_COMPILED_OVER_EAGER = 1.3
 FLOOR_PEAK_MEMORY_OVER_GPT2 = 1.1
 FLOOR_DECODE_OVER_GPT2 = 1.5  # batch 1 and batch 64
 FLOOR_DECODE_CTX2048_OVER_CTX64 = 1.10
+FLOOR_RECIPE_OVER_BENCH = 0.5  # the r2 SFT recipe's logged tokens/s over ours at B=8 T=1024 bf16
 EXACTNESS_BOUND = 1e-4  # max |Δlogits|, fp32
 HF_RWKV_NOTE = "HF RWKV: eager, PyTorch per-token loop (its CUDA kernel comes from the Hub, unavailable offline)"
 Result = dict[str, Any]
@@ -80,10 +87,15 @@ class Plan:
     warmup: int
     repeats: int
     compiled_shapes: int  # the first this many train shapes also run compiled (quick: one, compiling is slow)
+    recipe_args: tuple[str, ...]  # appended to the r2 SFT recipe's command line
 
 
-FULL = Plan(((8, 1024, "bf16"), (8, 1024, "fp32"), (8, 4096, "bf16")), (1, 16, 64), 128, (64, 2048), 512, 3, 5, 3)
-QUICK = Plan(((2, 32, "bf16"), (2, 32, "fp32"), (2, 64, "bf16")), (1, 2), 8, (8, 64), 16, 1, 2, 1)
+FULL = Plan(((8, 1024, "bf16"), (8, 1024, "fp32"), (8, 4096, "bf16")), (1, 16, 64), 128, (64, 2048), 512, 3, 5, 3,
+            ("--max_steps", "6", "--num_dialogs", "20000"))
+QUICK = Plan(((2, 32, "bf16"), (2, 32, "fp32"), (2, 64, "bf16")), (1, 2), 8, (8, 64), 16, 1, 2, 1,
+             ("--max_steps", "2", "--num_dialogs", "16", "--task_repeats", "1", "--per_device_train_batch_size", "2",
+              "--gradient_accumulation_steps", "1", "--max_length", "256", "--use_cpu", "true", "--bf16", "false",
+              "--optim", "adamw_torch", "--activation_checkpointing", "false"))
 
 
 def build(name: str, dims: Dims, max_len: int) -> torch.nn.Module:
@@ -316,6 +328,40 @@ def run_exactness(dims: Dims, device: str, plan: Plan) -> Result:
             "parallel_vs_recurrent": guarded(lambda: parallel_vs_recurrent(dims, device, plan))}
 
 
+def recipe_tokenizer(path: Path | None, work: Path, quick: bool) -> Path:
+    """The tokenizer the recipe runs with: ``path`` if it holds one, else a fresh build under ``work``."""
+    if path is not None and (path / "tokenizer.json").is_file():
+        return path
+    out = work / "tokenizer"
+    small = ["--vocab_size", "1024", "--max_corpus_mb", "0.3", "--n_dialogs", "50", "--heldout_mb", "0.05"] if quick else []
+    subprocess.run([sys.executable, "recipes/build_tokenizer.py", "--output_dir", str(out), *small], cwd=REPO,
+                   check=True, capture_output=True, text=True)
+    return out
+
+
+def run_recipe(dims: Dims, device: str, plan: Plan, tokenizer: Path | None, quick: bool) -> Result:
+    """The r2 SFT recipe for a few steps at the benchmark's dims; its logged tokens/s (train_results.json)."""
+    def case() -> Result:
+        with tempfile.TemporaryDirectory() as tmp:
+            work = Path(tmp)
+            tok_dir = recipe_tokenizer(tokenizer, work, quick)
+            argv = [sys.executable, "recipes/sft.py", "--config", "recipes/r2/sft.yaml", "--tokenizer_name_or_path",
+                    str(tok_dir), "--output_dir", str(work / "sft"), "--d_hidden", str(dims.width),
+                    "--d_embed", str(dims.width // 2), "--n_layers", str(dims.layers), "--save_strategy", "no",
+                    "--report_to", "none", "--logging_steps", "1", *plan.recipe_args]
+            env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+            proc = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise RuntimeError(f"recipes/sft.py failed: {(proc.stderr or proc.stdout)[-1500:]}")
+            metrics = json.loads((work / "sft" / "train_results.json").read_text())
+            return {"tokens_per_s": metrics.get("train_tokens_per_second"), "steps": metrics.get("train_steps"),
+                    "tokens": metrics.get("train_num_tokens"), "runtime_s": metrics.get("train_runtime"),
+                    "command": " ".join(argv[1:])}
+
+    print("  recipe r2 SFT ...", flush=True)
+    return {"r2_sft": guarded(case)}
+
+
 def tok(r: Result, *path: str) -> float | None:
     """Value at `path` in the results; None where unmeasured or errored."""
     for key in path:
@@ -350,7 +396,10 @@ def floors(r: Result, device: str, plan: Plan) -> list[Result]:
             ("parallel vs recurrent max|dlogit|", "<=", EXACTNESS_BOUND,
              tok(r, "exactness", "parallel_vs_recurrent", "max_abs_diff")),
             ("triton vs torch max|dlogit|", "<=", EXACTNESS_BOUND,
-             tok(r, "exactness", "triton_vs_torch", "max_abs_diff"))]
+             tok(r, "exactness", "triton_vs_torch", "max_abs_diff")),
+            (f"r2 SFT recipe tok/s / ours {shape_key(plan.train_shapes[0])} eager", ">=", FLOOR_RECIPE_OVER_BENCH,
+             ratio(tok(r, "recipe", "r2_sft", "tokens_per_s"),
+                   tok(r, "train", shape_key(plan.train_shapes[0]), ours, "tokens_per_s")))]
     out = []
     for name, op, bound, value in rows:
         if value is None:
@@ -410,6 +459,10 @@ def print_report(r: Result, plan: Plan) -> None:
         print_train(r["train"])
     if "decode" in r:
         print_decode(r["decode"], plan)
+    if "recipe" in r:
+        rec = r["recipe"]["r2_sft"]
+        print(f"\n### r2 SFT recipe\n\n{fmt(tok(rec, 'tokens_per_s'))} tokens/s logged over {rec.get('steps', '-')} steps"
+              f" {rec.get('error', '')}")
     if "exactness" in r:
         print("\n### exactness (fp32, max |Δlogits|)\n")
         for key, res in r["exactness"].items():
@@ -443,8 +496,10 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
     parser.add_argument("--quick", action="store_true", help="tiny sizes: B=2, T=32, 8 new tokens")
-    parser.add_argument("--sections", nargs="+", choices=("train", "decode", "exactness"),
-                        default=["train", "decode", "exactness"])
+    parser.add_argument("--sections", nargs="+", choices=("train", "decode", "exactness", "recipe"),
+                        default=["train", "decode", "exactness", "recipe"])
+    parser.add_argument("--tokenizer", type=Path, default=REPO / "outputs" / "tokenizer",
+                        help="tokenizer for the recipe section; when the folder holds none, one is built in a temp folder")
     parser.add_argument("--width", type=int, default=512, help="d_hidden (ours' embedding is half)")
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--vocab", type=int, default=24000)
@@ -462,7 +517,8 @@ def main() -> int:
     dims, plan = Dims(args.vocab, args.width, args.layers), QUICK if args.quick else FULL
     r: Result = {"machine": gpu_machine(args.device), "dims": vars(dims), "plan": vars(plan), "note": HF_RWKV_NOTE}
     print(f"gpu_speed: {'quick' if args.quick else 'full'} run on {r['machine']['gpu'] or r['machine']['cpu']}")
-    runners = {"train": run_train, "decode": run_decode, "exactness": run_exactness}
+    runners = {"train": run_train, "decode": run_decode, "exactness": run_exactness,
+               "recipe": lambda *a: run_recipe(*a, tokenizer=args.tokenizer, quick=args.quick)}
     for section in args.sections:
         r[section] = runners[section](dims, args.device, plan)
     r["floors"] = floors(r, args.device, plan)

@@ -48,6 +48,9 @@ def main(script_args: RustyScriptArguments, training_args: SFTConfig, model_args
         processing_class=tokenizer,
         peft_config=get_peft_config(model_args),
     )
+    if len(trainer.train_dataset) == 0:  # TRL drops rows whose assistant turns were all cut off by max_length
+        raise SystemExit(f"SFT: no training example keeps an assistant token within max_length={training_args.max_length}; "
+                         "raise --max_length (or set assistant_only_loss false)")
     train_and_finish(trainer, script_args, training_args, model_args)  # + model card, push_to_hub
     return trainer
 

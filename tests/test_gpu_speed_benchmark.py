@@ -26,10 +26,11 @@ def run_script(*args: str, timeout: int) -> subprocess.CompletedProcess:
 def test_quick_cpu_run_writes_every_section(tmp_path: Path) -> None:
     out = tmp_path / "x.json"
     proc = run_script("--device", "cpu", "--quick", "--width", "64", "--layers", "2", "--vocab", "512",
-                      "--output", str(out), timeout=400)
+                      "--output", str(out), "--tokenizer", str(tmp_path / "none"), timeout=500)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     r = json.loads(out.read_text())
-    assert {"train", "decode", "exactness", "floors", "machine"} <= set(r)
+    assert {"train", "decode", "exactness", "recipe", "floors", "machine"} <= set(r)
+    assert r["recipe"]["r2_sft"]["steps"] == 2 and r["recipe"]["r2_sft"]["tokens_per_s"] > 0
     train_rates = [case["tokens_per_s"] for row in r["train"].values() for case in row.values()]
     decode_rates = [v for case in r["decode"].values() for k, v in case.items() if k.endswith("tokens_per_s")]
     for rate in train_rates + decode_rates:

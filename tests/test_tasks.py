@@ -11,6 +11,7 @@ import json
 import re
 import shutil
 import subprocess
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -18,6 +19,8 @@ import pytest
 import tree_sitter
 import tree_sitter_rust
 
+from rusty_hf.data.code_corpus import heldout_files
+from rusty_hf.data.dedup import LeakGuard
 from rusty_hf.data.tasks import DEFAULT_ROOT, SPLITS, TaskFormatError, default_split, load_tasks, read_task
 from rusty_hf.rewards.execution import default_workers, run_python_tests
 from rusty_hf.sandbox import Limits, run
@@ -84,9 +87,37 @@ def run_rust_tests(code: str, tests: str, sysroot: str) -> tuple[int, int, str]:
 
 def test_suite_has_enough_tasks_of_each_language():
     ds = load_tasks()
-    languages = ds["language"]
-    assert languages.count("python") >= 40 and languages.count("rust") >= 20
+    counts = Counter(zip(ds["language"], ds["split"]))
+    # enough held-out tasks for pass@1 to move in steps of 0.025 (Python) and 0.05 (Rust)
+    assert counts["python", "train"] + counts["python", "test"] >= 150 and counts["python", "test"] >= 40
+    assert counts["rust", "train"] + counts["rust", "test"] >= 60 and counts["rust", "test"] >= 20
     assert "sum_list" in load_tasks(language="python")["name"]
+
+
+def test_every_difficulty_from_one_to_three_is_held_out_in_both_languages():
+    held_out = load_tasks(split="test")
+    levels = Counter(zip(held_out["language"], held_out["difficulty"]))
+    assert all(levels[language, d] >= 3 for language in ("python", "rust") for d in (1, 2, 3))
+
+
+def test_a_task_held_out_in_one_language_is_held_out_in_both():
+    # fizzbuzz trained in Python and scored in Rust would measure recall of the training answer, not coding
+    splits: dict[str, set[str]] = {}
+    for row in load_tasks():
+        splits.setdefault(row["name"], set()).add(row["split"])
+    assert {name: s for name, s in splits.items() if len(s) > 1} == {}
+
+
+def test_no_training_task_copies_a_held_out_one():
+    # The corpus's leak guard (8 shared lines, or half a held-out file's shingles) over every training task's
+    # prompt, tests and solution: SFT and RL train on these, so a near-copy would inflate held-out pass@1.
+    guard = LeakGuard(heldout_files())
+    leaks = {}
+    for row in load_tasks(split="train", system_prompt=None):
+        for part, text in (("prompt", row["prompt"][-1]["content"]), ("tests", row["tests"]), ("solution", row["solution"])):
+            if hit := guard.leak(text):
+                leaks[f"{row['language']}/{row['name']}/{part}"] = hit
+    assert leaks == {}
 
 
 def test_tasks_are_varied():

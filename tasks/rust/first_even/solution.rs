@@ -1,3 +1,3 @@
-pub fn first_even(numbers: &[i32]) -> Option<i32> {
-    numbers.iter().copied().find(|n| n % 2 == 0)
+pub fn first_even(values: &[i64]) -> Option<i64> {
+    values.iter().find(|v| *v % 2 == 0).copied()
 }
