@@ -36,7 +36,7 @@ python3 recipes/grpo.py --config recipes/tiny/grpo.yaml \
 
 stage 4/6 "held-out reward before vs after GRPO (same prompts, seed and sampling)"
 python3 recipes/reward_gain.py --before "$OUT_DIR/tiny-sft" --after "$OUT_DIR/tiny-grpo" \
-    --reward_funcs execution protocol --num_samples 12 --temperature 0.7 --output_file "$OUT_DIR/tiny-grpo/reward_gain.json"
+    --reward_funcs execution protocol --num_samples 4 --temperature 0.7 --output_file "$OUT_DIR/tiny-grpo/reward_gain.json"
 
 stage 5/6 "pass@k and protocol validity on the held-out tasks (numbers go into the model card)"
 python3 recipes/evaluate.py --model_name_or_path "$OUT_DIR/tiny-grpo" --num_samples 2 --k 1 2 \
