@@ -20,12 +20,13 @@ so ``recipes/evaluate.py --update_model_card`` adds metrics without losing the r
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import os
 import re
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -240,6 +241,26 @@ def _plain(value: object) -> object:
     return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
 
 
+@contextlib.contextmanager
+def _accelerate_state_kept() -> Iterator[None]:
+    """Restore accelerate's process-wide state after building a TrainingArguments.
+
+    Its `__post_init__` resets that state (`AcceleratorState._reset_state` in `_setup_devices`); in the
+    middle of a run this wiped the trainer's FSDP plugin, and `Trainer.save_model` then failed on it."""
+    try:
+        from accelerate.state import AcceleratorState, PartialState
+    except ImportError:
+        yield
+        return
+    saved = [(cls._shared_state, dict(cls._shared_state)) for cls in (PartialState, AcceleratorState)]
+    try:
+        yield
+    finally:
+        for shared, state in saved:
+            shared.clear()
+            shared.update(state)
+
+
 def _changed_fields(args: object) -> dict:
     """The fields of a dataclass that differ from a default instance's, secrets left out.
 
@@ -251,7 +272,7 @@ def _changed_fields(args: object) -> dict:
     try:
         # A default TRL config sets the deprecated `gradient_checkpointing=True`, and transformers warns
         # about it on construction: this reference instance is ours, the user's config is not affected.
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _accelerate_state_kept():
             warnings.simplefilter("ignore", FutureWarning)
             reference = type(args)(**same_device)
     except (TypeError, ValueError):  # required fields, or a check that fails: use the declared defaults
@@ -316,6 +337,9 @@ def finalize_output(
     # card into the same commit; an instance override rather than a subclass because the recipes use
     # SFT, GRPO, RLOO and PPO trainers alike, and the rest of the push (repo, token, revision) stays upstream's.
     trainer.create_model_card = write_card
+    from rusty_hf.training.sharding import save_full_weights
+
+    save_full_weights(trainer)  # FSDP: the folder gets the whole model, not per-process shards
     trainer.save_model(str(output_dir))
     if not training_args.push_to_hub:
         write_card()

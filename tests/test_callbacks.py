@@ -152,3 +152,12 @@ def test_add_rl_callbacks_attaches_what_the_config_enables():
         TrainingCurvesCallback,
     ]
     assert added[3].reward_names == ["execution_reward"]
+
+
+def test_early_stopping_on_a_sharded_model_keeps_the_last_weights_and_says_so(caplog):
+    trainer = fake_trainer(is_fsdp_enabled=True, is_world_process_zero=lambda: True)
+    with caplog.at_level("WARNING", logger="rusty_hf.trainers.callbacks"):
+        (stopper,) = add_rl_callbacks(trainer, RLCallbacksConfig(early_stopping_patience=2, training_log=False,
+                                                                 plot_curves=False))
+    assert isinstance(stopper, RewardEarlyStoppingCallback) and not stopper.restore_best
+    assert len(caplog.records) == 1 and "save_strategy" in caplog.text

@@ -1,7 +1,12 @@
-"""Recipes under `accelerate launch` (2 CPU processes) and SFT's kill-and-resume, as real subprocesses.
+"""Recipes under `accelerate launch` on 2 CPU processes (DDP and FSDP2), and SFT's kill-and-resume, as real subprocesses.
 
-The 2-process runs use recipes/accelerate_configs/cpu.yaml, exactly the README's command line, and
-are compared with a single-process run of the same global batch at step 1.
+DDP runs use recipes/accelerate_configs/cpu.yaml, the README's CPU command line. FSDP2 runs use
+recipes/accelerate_configs/fsdp.yaml itself, with num_processes 2 and mixed_precision "no", through
+tests/fsdp_on_cpu.py: accelerate shards on GPUs only, and that wrapper lifts its one device gate.
+Multi-process SFT is compared with one process on the same global batch at steps 1 and 2 (loss and
+gradient norm: the first update, the LM head's gradient included, must be averaged over the processes)
+and through the saved folder's logits; PPO under FSDP2 is compared with PPO under DDP (same processes,
+same samples). Module-scoped fixtures share each run between the tests that read it.
 """
 
 import json
@@ -12,17 +17,31 @@ import time
 from pathlib import Path
 
 import pytest
+import torch
+import yaml
 
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
 ACCELERATE_CPU = REPO / "recipes" / "accelerate_configs" / "cpu.yaml"
+ACCELERATE_FSDP = REPO / "recipes" / "accelerate_configs" / "fsdp.yaml"
+FSDP_ON_CPU = REPO / "tests" / "fsdp_on_cpu.py"
 
 
 @pytest.fixture(scope="module")
 def tokenizer_dir(tmp_path_factory, tiny_tokenizer):
     path = tmp_path_factory.mktemp("tok")
     tiny_tokenizer.save_pretrained(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def fsdp_cpu_config(tmp_path_factory) -> Path:
+    """fsdp.yaml as shipped, on 2 processes and in fp32 (CPU autocast to bf16 would only add noise)."""
+    config = yaml.safe_load(ACCELERATE_FSDP.read_text())
+    config.update(num_processes=2, mixed_precision="no")
+    path = tmp_path_factory.mktemp("accelerate") / "fsdp_cpu.yaml"
+    path.write_text(yaml.safe_dump(config))
     return path
 
 
@@ -41,43 +60,190 @@ def _sft_args(tokenizer_dir: Path, out: Path, per_device: int, *extra: str) -> l
     ]
 
 
-def _run(argv: list[str], launch: bool = False, timeout: float = 600) -> None:
-    prefix = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(ACCELERATE_CPU)] if launch else [sys.executable]
+def _run(argv: list[str], config: Path | None = None, fsdp: bool = False, timeout: float = 600) -> str:
+    """Run a recipe: in this process's Python, or under `accelerate launch --config_file config`."""
+    prefix = [sys.executable]
+    if config is not None:
+        prefix += ["-m", "accelerate.commands.launch", "--config_file", str(config)]
+        prefix += [str(FSDP_ON_CPU)] if fsdp else []
     proc = subprocess.run(prefix + argv, cwd=REPO, env=_env(), capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc.stdout + proc.stderr
+
+
+def _logs(out: Path) -> dict[int, dict]:
+    """Per-step training logs from the newest checkpoint's trainer_state.json."""
+    last = max(out.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
+    history = json.loads((last / "trainer_state.json").read_text())["log_history"]
+    return {entry["step"]: entry for entry in history if "loss" in entry}
 
 
 def _losses(out: Path) -> dict[int, float]:
-    last = max(out.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
-    history = json.loads((last / "trainer_state.json").read_text())["log_history"]
-    return {entry["step"]: entry["loss"] for entry in history if "loss" in entry}
+    return {step: entry["loss"] for step, entry in _logs(out).items()}
 
 
-def test_sft_on_two_processes_matches_one_process_at_step_one(tmp_path, tokenizer_dir):
-    # Sequential order: the two processes' step-1 shards (rows 0-1 and 2-3) are then the one process's batch.
-    same_rows = ["--max_steps", "1", "--train_sampling_strategy", "sequential"]
-    _run(_sft_args(tokenizer_dir, tmp_path / "one", 4, *same_rows))
-    _run(_sft_args(tokenizer_dir, tmp_path / "two", 2, *same_rows), launch=True)
-    one, two = _losses(tmp_path / "one")[1], _losses(tmp_path / "two")[1]
-    assert two == pytest.approx(one, rel=1e-4)
+# --- SFT: one process, DDP, FSDP2 -------------------------------------------------------------
+
+# Sequential order: the two processes' shards (rows 0-1 and 2-3) are then the one process's batch. No warmup,
+# so step 1 moves the weights and step 2's loss and gradient norm test the averaged update.
+SFT_TWO_STEPS = ["--max_steps", "2", "--warmup_steps", "0", "--train_sampling_strategy", "sequential"]
+
+
+@pytest.fixture(scope="module")
+def sft_one(tmp_path_factory, tokenizer_dir) -> Path:
+    out = tmp_path_factory.mktemp("sft") / "one"
+    _run(_sft_args(tokenizer_dir, out, 4, *SFT_TWO_STEPS))
+    return out
+
+
+@pytest.fixture(scope="module")
+def sft_ddp(tmp_path_factory, tokenizer_dir) -> Path:
+    out = tmp_path_factory.mktemp("sft") / "ddp"
+    _run(_sft_args(tokenizer_dir, out, 2, *SFT_TWO_STEPS), config=ACCELERATE_CPU)
+    return out
+
+
+@pytest.fixture(scope="module")
+def sft_fsdp(tmp_path_factory, tokenizer_dir, fsdp_cpu_config) -> tuple[Path, str]:
+    # r2/sft.yaml's optimizer, so the run also shows the fallback from bitsandbytes to torch's AdamW.
+    out = tmp_path_factory.mktemp("sft") / "fsdp"
+    log = _run(_sft_args(tokenizer_dir, out, 2, *SFT_TWO_STEPS, "--optim", "adamw_bnb_8bit"),
+               config=fsdp_cpu_config, fsdp=True)
+    return out, log
+
+
+def _assert_same_steps(run: Path, reference: Path, keys: tuple[str, ...] = ("loss", "grad_norm")) -> None:
+    logs, expected = _logs(run), _logs(reference)
+    assert sorted(logs) == sorted(expected) == [1, 2]
+    for step in expected:
+        for key in keys:
+            assert logs[step][key] == pytest.approx(expected[step][key], rel=1e-4), (step, key)
+
+
+def test_sft_on_two_ddp_processes_matches_one_process(sft_one, sft_ddp):
+    _assert_same_steps(sft_ddp, sft_one)
+
+
+def test_sft_under_fsdp2_matches_one_process(sft_one, sft_fsdp):
+    _assert_same_steps(sft_fsdp[0], sft_one)
+
+
+def test_fsdp2_trades_the_bitsandbytes_optimizer_for_adamw_with_one_line(sft_fsdp):
+    notices = [line for line in sft_fsdp[1].splitlines() if "bitsandbytes optimizer" in line]
+    assert len(notices) == 1 and "adamw_torch" in notices[0]
+
+
+def test_fsdp2_checkpoints_are_sharded_and_merge_to_the_saved_weights(sft_fsdp, tmp_path):
+    from accelerate.utils import merge_fsdp_weights
+    from safetensors.torch import load_file
+
+    out = sft_fsdp[0]
+    sharded = out / "checkpoint-2" / "pytorch_model_fsdp_0"
+    assert sharded.is_dir() and not (out / "checkpoint-2" / "model.safetensors").exists()
+    merge_fsdp_weights(str(sharded), str(tmp_path))
+    merged, saved = load_file(tmp_path / "model.safetensors"), load_file(out / "model.safetensors")
+    assert sorted(merged) == sorted(saved)
+    assert all(torch.equal(merged[name], saved[name]) for name in saved)
+
+
+@pytest.mark.parametrize("launcher", ["sft_ddp", "sft_fsdp"])
+def test_saved_folder_reloads_with_the_one_process_logits(launcher, request, sft_one):
+    from transformers import AutoModelForCausalLM
+
+    out = request.getfixturevalue(launcher)
+    out = out[0] if isinstance(out, tuple) else out
+    config = json.loads((out / "config.json").read_text())
+    assert config["auto_map"]["AutoModelForCausalLM"] == "modeling_tiny_rwkv.TinyRWKVForCausalLM"
+    assert config["architectures"] == ["TinyRWKVForCausalLM"] and not list(out.glob("_fsdp*.py"))
+    ids = torch.randint(0, 288, (2, 24), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        logits = AutoModelForCausalLM.from_pretrained(out).eval()(ids).logits
+        expected = AutoModelForCausalLM.from_pretrained(sft_one).eval()(ids).logits
+    torch.testing.assert_close(logits, expected, rtol=1e-4, atol=1e-5)
+
+
+# --- GRPO: one process, DDP, FSDP2 ------------------------------------------------------------
+
+
+def _grpo_args(tokenizer_dir: Path, out: Path, per_device: int, *extra: str) -> list[str]:
+    return [
+        "recipes/grpo.py", "--config", "recipes/tiny/grpo.yaml", "--model_name_or_path", "",
+        "--tokenizer_name_or_path", str(tokenizer_dir), "--output_dir", str(out), "--d_embed", "16",
+        "--d_hidden", "32", "--n_layers", "1", "--max_steps", "1", "--num_generations", "4",
+        "--per_device_train_batch_size", str(per_device), "--max_completion_length", "8",
+        "--temperature", "1.0", "--save_strategy", "steps", "--save_steps", "1", "--report_to", "none", *extra,
+    ]
 
 
 def test_grpo_on_two_processes_runs_and_matches_one_process_at_step_one(tmp_path, tokenizer_dir):
-    def args(out: Path, per_device: int) -> list[str]:
-        return [
-            "recipes/grpo.py", "--config", "recipes/tiny/grpo.yaml", "--model_name_or_path", "",
-            "--tokenizer_name_or_path", str(tokenizer_dir), "--output_dir", str(out), "--d_embed", "16",
-            "--d_hidden", "32", "--n_layers", "1", "--max_steps", "1", "--num_generations", "4",
-            "--per_device_train_batch_size", str(per_device), "--max_completion_length", "8",
-            "--temperature", "1.0", "--save_strategy", "steps", "--save_steps", "1", "--report_to", "none",
-        ]
-
-    _run(args(tmp_path / "one", 8))
-    _run(args(tmp_path / "two", 4), launch=True)
+    _run(_grpo_args(tokenizer_dir, tmp_path / "one", 8))
+    _run(_grpo_args(tokenizer_dir, tmp_path / "two", 4), config=ACCELERATE_CPU)
     one, two = _losses(tmp_path / "one")[1], _losses(tmp_path / "two")[1]
     # Completions are sampled, so the two runs see different samples of the same prompts; at step 1 the
     # policy ratio is 1 and the group-normalised advantages average to zero, so both losses sit near 0.
     assert abs(one) < 0.05 and abs(two) < 0.05 and abs(one - two) < 0.05
+
+
+def test_grpo_under_fsdp2_runs_a_step_from_the_fsdp2_sft_folder_with_a_reference_model(tmp_path, sft_fsdp, fsdp_cpu_config):
+    from transformers import AutoModelForCausalLM
+
+    sft_dir, out = sft_fsdp[0], tmp_path / "grpo"
+    # beta > 0: TRL shards the reference model (loaded from the SFT folder) as one more FSDP2 unit.
+    args = _grpo_args(sft_dir, out, 4, "--model_name_or_path", str(sft_dir), "--beta", "0.02")
+    _run(args, config=fsdp_cpu_config, fsdp=True)
+    step = _logs(out)[1]
+    assert abs(step["loss"]) < 0.05 and step["kl"] == pytest.approx(0.0, abs=1e-6)  # the policy is the reference
+    assert AutoModelForCausalLM.from_pretrained(out).config.d_hidden == 32
+
+
+# --- PPO: DDP and FSDP2 -----------------------------------------------------------------------
+
+
+def _ppo_args(tokenizer_dir: Path, out: Path) -> list[str]:
+    # A fresh model and beta 0 (no reference); two minibatch steps of 2 completions per process.
+    return [
+        "recipes/ppo.py", "--config", "recipes/tiny/ppo.yaml", "--model_name_or_path", "", "--beta", "0",
+        "--tokenizer_name_or_path", str(tokenizer_dir), "--output_dir", str(out), "--d_embed", "16",
+        "--d_hidden", "32", "--n_layers", "1", "--max_steps", "2", "--steps_per_generation", "2",
+        "--num_iterations", "1", "--per_device_train_batch_size", "2", "--max_completion_length", "8",
+        "--save_strategy", "steps", "--save_steps", "1", "--report_to", "none",
+    ]
+
+
+@pytest.fixture(scope="module")
+def ppo_ddp(tmp_path_factory, tokenizer_dir) -> Path:
+    out = tmp_path_factory.mktemp("ppo") / "ddp"
+    _run(_ppo_args(tokenizer_dir, out), config=ACCELERATE_CPU)
+    return out
+
+
+@pytest.fixture(scope="module")
+def ppo_fsdp(tmp_path_factory, tokenizer_dir, fsdp_cpu_config) -> Path:
+    out = tmp_path_factory.mktemp("ppo") / "fsdp"
+    _run(_ppo_args(tokenizer_dir, out), config=fsdp_cpu_config, fsdp=True)
+    return out
+
+
+def test_ppo_under_fsdp2_matches_ppo_under_ddp(ppo_ddp, ppo_fsdp):
+    # Same processes, seeds and weights sample the same completions, so every number must agree: the
+    # value loss and the gradient norm carry the value head, which runs inside the sharded forward.
+    _assert_same_steps(ppo_fsdp, ppo_ddp, ("loss", "grad_norm", "ppo/policy_loss", "ppo/value_loss", "ppo/entropy"))
+    assert _logs(ppo_fsdp)[2]["grad_norm"] > 0
+
+
+def test_ppo_fsdp2_folder_reloads_with_its_value_head(ppo_fsdp):
+    from safetensors.torch import load_file
+
+    from rusty_hf.models.tiny_rwkv import TinyRWKVForCausalLMWithValueHead
+
+    model = TinyRWKVForCausalLMWithValueHead.from_pretrained(ppo_fsdp)
+    saved = load_file(ppo_fsdp / "model.safetensors")
+    assert torch.equal(model.v_head.weight, saved["v_head.weight"]) and saved["v_head.weight"].any()
+    auto_map = json.loads((ppo_fsdp / "config.json").read_text())["auto_map"]
+    assert auto_map["AutoModelForCausalLM"] == "modeling_tiny_rwkv.TinyRWKVForCausalLM"
+
+
+# --- kill and resume ----------------------------------------------------------------------------
 
 
 def test_sft_killed_mid_run_resumes_to_the_same_losses(tmp_path, tokenizer_dir):

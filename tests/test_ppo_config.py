@@ -13,6 +13,11 @@ def test_one_generation_per_prompt_is_accepted_and_the_rollout_maps_onto_grpo_ba
     assert (args.generation_batch_size, args.steps_per_generation, args.num_iterations) == (16, 4, 3)
 
 
+def test_ddp_does_not_search_for_unused_parameters_by_default():
+    # The value head's output reaches the loss beside the model's outputs; DDP's search would call it unused.
+    assert PPOConfig(**BASE).ddp_find_unused_parameters is False
+
+
 @pytest.mark.parametrize(
     "override, message",
     [

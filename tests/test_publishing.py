@@ -79,6 +79,20 @@ def test_recipe_yaml_replays_the_run_and_never_holds_the_token(tmp_path):
     assert isinstance(yaml.safe_load(recipe), dict)
 
 
+def test_recipe_yaml_leaves_a_running_accelerator_its_state(tmp_path):
+    # Building the reference TrainingArguments resets accelerate's process-wide state; mid-run that took
+    # the trainer's FSDP plugin away before the final save_model.
+    from accelerate.state import AcceleratorState
+
+    training_args = SFTConfig(output_dir=str(tmp_path), use_cpu=True, report_to="none", max_steps=3)
+    AcceleratorState._shared_state["fsdp_plugin"] = plugin = object()
+    try:
+        assert "max_steps: 3" in recipe_yaml(None, training_args)
+        assert AcceleratorState._shared_state.get("fsdp_plugin") is plugin
+    finally:
+        AcceleratorState._shared_state.pop("fsdp_plugin", None)
+
+
 def test_a_pushed_folder_downloads_from_the_hub_and_reloads_with_equal_logits(tmp_path, checkpoint, hub, tiny_tokenizer):
     folder, model = checkpoint
     write_model_card(folder, metrics=METRICS)

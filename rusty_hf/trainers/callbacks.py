@@ -258,12 +258,17 @@ def add_rl_callbacks(trainer: Any, config: RLCallbacksConfig) -> list[TrainerCal
     if config.entropy_coef_decay is not None:
         callbacks.append(EntropyDecayCallback(trainer, config.entropy_coef_decay, config.entropy_coef_floor))
     if config.early_stopping_patience is not None:
+        sharded = getattr(trainer, "is_fsdp_enabled", False) or getattr(trainer, "is_deepspeed_enabled", False)
+        if sharded and trainer.is_world_process_zero():
+            logger.warning("early stopping on a sharded (FSDP) model stops at the last weights, not the best: "
+                           "restoring needs whole parameters; keep checkpoints with save_strategy to go back")
         callbacks.append(
             RewardEarlyStoppingCallback(
                 trainer,
                 config.early_stopping_patience,
                 config.early_stopping_min_improvement,
                 config.early_stopping_eval_every,
+                restore_best=not sharded,
             )
         )
     if config.training_log:

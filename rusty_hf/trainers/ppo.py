@@ -26,7 +26,9 @@ hidden states; `save_model` writes the head with the weights. Reward functions a
 `reward_guard`, so a raising reward never stops training. Logs (TRL's `self._metrics`): ppo/policy_loss,
 ppo/value_loss, ppo/entropy, ppo/entropy_coef, ppo/approx_kl, ppo/clipfrac, ppo/vf_clipfrac,
 ppo/returns_mean, ppo/advantages_mean (before whitening), ppo/values_mean, ppo/kl_ref (with beta > 0).
-Not supported: FSDP (the head runs outside the wrapped forward) and multimodal inputs.
+Runs under DDP and FSDP2 (accelerate's fsdp.yaml): the value head runs inside the wrapped forward, where
+FSDP has gathered its parameters; its output reaches the loss beside the model's outputs, so `PPOConfig`
+turns off DDP's unused-parameter search. Not supported: multimodal inputs.
 """
 
 from __future__ import annotations
@@ -125,25 +127,29 @@ class PPOTrainer(GRPOTrainer):
 
     def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, *args, **kwargs):
         # Overrides GRPOTrainer's: TRL's fused LM head runs `model.base_model` and projects its hidden
-        # states; a forward hook on that backbone hands the same hidden states to the value head, so
-        # values cost no second pass. The first capture after `_captured_values` is reset wins (the
-        # rollout scores old log-probs with the policy before anything else). Reference models have
-        # no value head and pass straight through.
+        # states; a forward hook on that backbone runs the value head on the same hidden states, so
+        # values cost no second pass. The head runs inside the hook, i.e. inside the wrapped model's
+        # forward, where FSDP has gathered the root unit's parameters (v_head is one of them); after the
+        # forward they may be resharded. The first capture after `_captured_values` is reset wins (the rollout
+        # scores old log-probs with the policy before anything else). Reference models have no value
+        # head and pass straight through.
         policy = value_head_model(model)
         if policy is None or self._captured_values is not None:
             return super()._get_per_token_logps_and_entropies(
                 model, input_ids, attention_mask, logits_to_keep, *args, **kwargs
             )
         chunks: list[torch.Tensor] = []
-        handle = policy.base_model.register_forward_hook(lambda _m, _a, out: chunks.append(out.last_hidden_state))
+        handle = policy.base_model.register_forward_hook(
+            lambda _m, _a, out: chunks.append(read_values(policy, out.last_hidden_state))
+        )
         try:
             out = super()._get_per_token_logps_and_entropies(
                 model, input_ids, attention_mask, logits_to_keep, *args, **kwargs
             )
         finally:
             handle.remove()
-        hidden = torch.cat(chunks)[:, :-1][:, -logits_to_keep:]  # (B, C, H): the state before each completion token
-        self._captured_values = read_values(policy, hidden)
+        # (B, C): the value of the state before each completion token
+        self._captured_values = torch.cat(chunks)[:, :-1][:, -logits_to_keep:]
         return out
 
     def _logps_and_values(self, model, input_ids, attention_mask, logits_to_keep, **kwargs):

@@ -12,6 +12,7 @@ meaning. What PPO reads differently:
 - `num_generations` defaults to 1: the value head is PPO's baseline, so no groups are needed. GRPO's
   advantage and loss options (`loss_type`, `scale_rewards`, `multi_objective_aggregation`, ...) are not used.
 - `disable_dropout` defaults to True (old log-probs and values must be deterministic for the clipping).
+- `ddp_find_unused_parameters` defaults to False (DDP would count the value head as unused; see the field).
 
 How a rollout maps onto GRPOConfig's batching (the seed's "256 steps per rollout, 4 epochs, 4 minibatches"):
 
@@ -49,6 +50,14 @@ class PPOConfig(GRPOConfig):
         metadata={
             "help": "Turn dropout off (GRPOConfig defaults to False): with it on, the rollout's old log-probs "
             "and values are noisy samples, and the ratio and value clipping compare against noise."
+        },
+    )
+    ddp_find_unused_parameters: bool | None = field(
+        default=False,
+        metadata={
+            "help": "DDP's search for parameters the forward did not use (transformers turns it on by default). "
+            "Off for PPO: the value head's output reaches the loss beside the model's outputs, so the search "
+            "would mark v_head unused, and its gradient then fails DDP with 'marked ready twice'."
         },
     )
     gamma: float = field(

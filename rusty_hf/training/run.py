@@ -7,6 +7,8 @@
 ``max_train_minutes`` fits the run into a wall-clock budget (`rusty_hf.training.time_budget`).
 The folder gets the weights, the modelling code (remote code), the tokenizer and our model card;
 with ``push_to_hub`` it is uploaded to ``hub_model_id`` (`rusty_hf.publishing.finalize_output`).
+Under FSDP the launch and the optimizer are checked first and the final save gathers the whole model
+(`rusty_hf.training.sharding`).
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ from transformers import Trainer, TrainingArguments
 from rusty_hf.publishing import finalize_output
 from rusty_hf.training.model_loading import resume_checkpoint
 from rusty_hf.training.cpu_allocator import keep_freed_memory
+from rusty_hf.training.sharding import prepare_sharded_run
 from rusty_hf.training.time_budget import TimeBudgetCallback
 from rusty_hf.training.trl_cpu import compact_fused_head_on_cpu
 
 
 def train_and_finish(trainer: Trainer, script_args: object, training_args: TrainingArguments, model_args: object) -> Path:
     """Run ``trainer.train()`` and write (and maybe push) the output folder; returns it."""
+    prepare_sharded_run(trainer)  # FSDP: a launch that would not shard is refused; bitsandbytes optim -> AdamW
     if getattr(script_args, "max_train_minutes", None):
         trainer.add_callback(TimeBudgetCallback(script_args.max_train_minutes))
     compact_fused_head_on_cpu()  # TRL scores every position on CPU otherwise (see trl_cpu.py)

@@ -243,6 +243,23 @@ class TinyRWKVPreTrainedModel(PreTrainedModel):
     supports_gradient_checkpointing = True
     _is_stateful = True
 
+    def save_pretrained(self, save_directory, *args, **kwargs):
+        """`PreTrainedModel.save_pretrained`, saved as this file's class also when FSDP2 has sharded the model.
+
+        `fully_shard` swaps the instance's class for a generated `FSDP<Class>(FSDPModule, Class)` defined in
+        torch; transformers strips that prefix from `architectures` but not from `auto_map`, and would copy
+        torch's FSDP files as the remote code. The class is swapped back for the save (hooks and sharded
+        parameters belong to the instance, not the class), then restored."""
+        wrapped = type(self)
+        own = next(cls for cls in wrapped.__mro__ if not cls.__module__.startswith("torch."))
+        if own is wrapped:
+            return super().save_pretrained(save_directory, *args, **kwargs)
+        self.__class__ = own
+        try:
+            return self.save_pretrained(save_directory, *args, **kwargs)  # own's chain (the value head's auto_map)
+        finally:
+            self.__class__ = wrapped
+
     @torch.no_grad()
     def _init_weights(self, module: nn.Module):
         """The original RWKV-4 initialisation (BlinkDL v4neo), layer-dependent."""
