@@ -49,6 +49,10 @@ class CodeCorpusArguments:
         default=None, metadata={"help": "Tokenizer counting the report's tokens (default: estimate bytes / 3.5)."}
     )
     overwrite: bool = field(default=False, metadata={"help": "Rebuild even if output_dir holds a build."})
+    num_proc: int | None = field(
+        default=None, metadata={"help": "Processes reading and filtering the files (default: every core this "
+                                        "process may use); the corpus is the same for any number."}
+    )
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.languages) - {"python", "rust"})
@@ -77,6 +81,7 @@ def main(args: CodeCorpusArguments, config: CorpusConfig = CorpusConfig()) -> di
     corpus, report = build_code_corpus(
         roots, args.output_dir, config, heldout=heldout_files(args.tasks_dir),
         tokenizer_name_or_path=args.tokenizer_name_or_path, overwrite=args.overwrite,
+        num_proc=args.num_proc,
     )
     print(f"[code_corpus] {report['files_kept']}/{report['files_seen']} files kept; dropped: "
           f"{json.dumps(report['dropped'])}")

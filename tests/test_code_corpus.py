@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import json
+import pickle
 import shlex
 import sys
 import textwrap
@@ -12,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from rusty_hf.data import code_corpus
 from rusty_hf.data.code_corpus import CorpusConfig, build_code_corpus, heldout_files
+from rusty_hf.data.dedup import LeakGuard, NearDupIndex
 from rusty_hf.data import code_sources
 from rusty_hf.data.code_sources import APT_INSTALL, SourceRoot
 from rusty_hf.data.tasks import DEFAULT_ROOT, iter_task_folders, read_task
@@ -125,6 +128,38 @@ def test_rebuild_is_reused_identical_and_refuses_a_changed_config(built, tmp_pat
         assert rebuilt[split].to_list() == again[split].to_list() == corpus[split].to_list()
     with pytest.raises(FileExistsError, match="--overwrite"):
         build_code_corpus(roots, tmp_path / "out", CorpusConfig(), heldout=heldout_files())
+
+
+def test_worker_processes_change_nothing_but_the_time(built, tmp_path):
+    roots, corpus, report, _ = built  # built with the default num_proc: every core (a pool when there are two)
+    for num_proc in (1, 2):
+        again, same = build_code_corpus(roots, tmp_path / f"out{num_proc}", CONFIG, heldout=heldout_files(),
+                                        num_proc=num_proc)
+        assert {**same, "seconds": 0} == {**report, "seconds": 0}  # counts, leaks, sizes, fingerprint
+        for split in ("train", "validation"):
+            assert again[split].to_list() == corpus[split].to_list()  # rows and their order
+    reused = build_code_corpus(roots, tmp_path / "out2", CONFIG, heldout=heldout_files(), num_proc=3)[1]
+    assert reused == same  # another num_proc reuses the folder: same inputs, same corpus
+
+
+def test_workers_started_by_spawn_get_working_copies_of_the_filters(tmp_path, monkeypatch):
+    """Without fork (or when Python's default changes) a worker unpickles what `_start_worker` gets; the copies
+    must examine alike. (A real spawned pool works the same, but imports torch in each worker: too slow here.)"""
+    files = [(root.path, path) for root in make_trees(tmp_path) for path, _, _ in code_sources.iter_files(root)]
+    guard, hasher = LeakGuard(heldout_files()), NearDupIndex(CONFIG.near_dup_threshold).hasher
+    here = [code_corpus._Examiner(CONFIG, guard, hasher)(file) for file in files]
+    monkeypatch.setattr(code_corpus, "_EXAMINER", None)  # restored afterwards
+    code_corpus._start_worker(*pickle.loads(pickle.dumps((CONFIG, guard, hasher))))
+    there = [code_corpus._examine(file) for file in files]
+    assert [r[:4] for r in there] == [r[:4] for r in here] and sum(r[3] is not None for r in here) == 3
+    assert all((a[4] is None and b[4] is None) or (a[4] == b[4]).all() for a, b in zip(here, there))
+
+
+def test_token_counts_are_the_tokenizers(tiny_tokenizer, tmp_path):
+    tiny_tokenizer.save_pretrained(tmp_path / "tok")
+    texts = [inspect.getsource(textwrap), "fn main() {}\n" + "".join(tiny_tokenizer.all_special_tokens), ""] * 100
+    expected = sum(map(len, tiny_tokenizer(texts, add_special_tokens=False)["input_ids"]))
+    assert code_corpus.count_tokens(texts, str(tmp_path / "tok")) == expected > 0
 
 
 def test_recipe_builds_from_explicit_roots(tmp_path, capsys):

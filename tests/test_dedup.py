@@ -36,6 +36,10 @@ def test_near_duplicate_with_two_lines_changed_is_caught_and_other_files_are_not
     assert index.add_if_new(shingle_hashes(SOURCE))
     assert not index.add_if_new(shingle_hashes(_edit_two_lines(SOURCE)))
     assert index.add_if_new(shingle_hashes(OTHER))
+    signed = NearDupIndex(threshold=0.8)  # signatures computed elsewhere (a worker process) get the same verdicts
+    verdicts = [signed.add_signature_if_new(signed.hasher.signature(shingle_hashes(t)))
+                for t in (SOURCE, _edit_two_lines(SOURCE), OTHER)]
+    assert verdicts == [True, False, True]
 
 
 def test_leak_guard_finds_verbatim_span_containment_and_edited_copy():

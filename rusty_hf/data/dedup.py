@@ -4,6 +4,7 @@
 
     index = NearDupIndex()                          # Jaccard >= 0.8 over 5-token shingles is a near duplicate
     keep = index.add_if_new(shingle_hashes(text))   # False: a near copy of a file added before
+    keep = index.add_signature_if_new(index.hasher.signature(shingles))  # the same, signed elsewhere
     guard = LeakGuard({"python/stack/solution.py": solution_text})
     guard.leak(text)                                # the held-out file name ``text`` copies, or None
 
@@ -112,9 +113,11 @@ class NearDupIndex:
 
     def add_if_new(self, shingles: np.ndarray) -> bool:
         """Add the document unless it is a near duplicate of one already added; True when added."""
-        if not len(shingles):
-            return True
-        sig = self.hasher.signature(shingles)
+        return not len(shingles) or self.add_signature_if_new(self.hasher.signature(shingles))
+
+    def add_signature_if_new(self, sig: np.ndarray) -> bool:
+        """`add_if_new` for a signature already computed with ``self.hasher`` (say, in a worker process
+        holding a copy of it), so only the signature, not the shingles, has to reach the index."""
         candidates = {i for band, key in self._bands(sig) for i in self._buckets[band].get(key, ())}
         for i in sorted(candidates):
             if np.mean(self._signatures[i] == sig) >= self.threshold:
