@@ -179,3 +179,16 @@ def test_recipe_builds_from_explicit_roots(tmp_path, capsys):
 def test_the_documented_apt_line_is_the_one_the_code_prints():
     documented = code_sources.__doc__.split("bookworm", 1)[1].replace("\\\n", " ")
     assert " ".join(APT_INSTALL.split()) in " ".join(documented.split())
+
+
+def test_a_small_corpus_still_gets_one_validation_file_and_a_single_file_is_refused(tmp_path):
+    root = tmp_path / "pkg"
+    root.mkdir()
+    for i in range(3):
+        (root / f"m{i}.py").write_text(f"def function_{i}(value):\n    return value * {i} + {i * 7}  # module {i}\n" * 3)
+    corpus, _ = build_code_corpus([SourceRoot("stdlib", root)], tmp_path / "out", heldout={}, num_proc=1)
+    assert (corpus["train"].num_rows, corpus["validation"].num_rows) == (2, 1)
+    for extra in ("m1.py", "m2.py"):
+        (root / extra).unlink()
+    with pytest.raises(ValueError, match="at least 2"):
+        build_code_corpus([SourceRoot("stdlib", root)], tmp_path / "out2", heldout={}, num_proc=1)

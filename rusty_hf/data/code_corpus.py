@@ -297,7 +297,12 @@ def build_code_corpus(
     print(f"[code_corpus] {len(files)} files examined in {time.perf_counter() - filtering:.1f}s "
           f"by {max(1, min(num_proc, len(files)))} process(es)")
     # Split by content hash: the same file lands in the same split on every build and machine.
+    if len(rows) < 2:
+        raise ValueError(f"only {len(rows)} file(s) passed the filters; the corpus needs at least 2 (train and validation): "
+                         "add --roots or loosen the filters (see --help)")
     validation = {i for i, r in enumerate(rows) if int(r["_hash"][:8], 16) % 10_000 < config.validation_percent * 100}
+    if not validation or len(validation) == len(rows):  # a small corpus: still one file held out, one trained on
+        validation = {min(range(len(rows)), key=lambda i: rows[i]["_hash"])}
     dropped = Counter()
     for tally in counts["by_source"].values():
         dropped.update({k: v for k, v in tally.items() if k not in ("seen", "kept")})
