@@ -58,6 +58,7 @@ def test_r2_pipeline_runs_every_stage_on_cpu(tmp_path):
     # SFT started from the pretrained checkpoint, GRPO from SFT: the chain a user asks for
     sft_card = (out / "r2-sft" / "README.md").read_text()
     assert "r2-pretrain" in sft_card
+    assert "bits_per_byte" in (out / "r2-pretrain" / "README.md").read_text()  # the held-out eval, in its card
     final = out / "r2-grpo"
     for name in ("model.safetensors", "config.json", "tokenizer.json", "README.md", "eval_results.json",
                  "reward_gain.json", "pipeline.json", "train_results.json"):

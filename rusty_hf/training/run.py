@@ -35,7 +35,20 @@ def train_and_finish(trainer: Trainer, script_args: object, training_args: Train
         keep_freed_memory()  # the step's large buffers are otherwise re-faulted every step (cpu_allocator.py)
     result = trainer.train(resume_from_checkpoint=resume_checkpoint(training_args.resume_from_checkpoint))
     record_throughput(trainer, result.metrics)
-    return finalize_output(trainer, script_args, training_args, model_args=model_args)  # prints where it saved
+    metrics = last_eval_metrics(trainer)  # into the card: e.g. pretraining's held-out loss and bits per byte
+    return finalize_output(trainer, script_args, training_args, metrics, model_args=model_args)  # prints where it saved
+
+
+CARD_EVAL_METRICS = ("eval_loss", "eval_bits_per_byte")
+
+
+def last_eval_metrics(trainer: Trainer) -> dict[str, dict[str, float]] | None:
+    """The last logged evaluation's loss (and bits per byte), shaped for the model card; None without one."""
+    last = next((entry for entry in reversed(trainer.state.log_history) if "eval_loss" in entry), None)
+    if last is None:
+        return None
+    return {f"held-out split at step {last.get('step', trainer.state.global_step)}":
+            {name.removeprefix("eval_"): float(last[name]) for name in CARD_EVAL_METRICS if name in last}}
 
 
 def record_throughput(trainer: Trainer, metrics: dict[str, float]) -> dict[str, float]:
