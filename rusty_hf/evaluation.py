@@ -307,7 +307,7 @@ def compare_reports(before: dict, after: dict) -> dict:
         names = sorted(old.keys() & new.keys())
         if not names:
             continue
-        metrics = [n for n in new[names[0]] if (n.startswith("pass@") or n == "compile_rate") and n in old[names[0]]]
+        metrics = [n for n in _headline(new[names[0]]) if n in old[names[0]]]
         comparison[language] = {"num_tasks": len(names)}
         for name in metrics:
             delta, stderr = mean_and_stderr([new[t][name] - old[t][name] for t in names])

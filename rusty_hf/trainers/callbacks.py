@@ -26,6 +26,7 @@ import torch
 from transformers import TrainerCallback, TrainerControl, TrainerState, TrainingArguments
 
 from rusty_hf.configs import RLCallbacksConfig
+from rusty_hf.training.sharding import is_sharded
 
 logger = logging.getLogger(__name__)
 
@@ -258,7 +259,7 @@ def add_rl_callbacks(trainer: Any, config: RLCallbacksConfig) -> list[TrainerCal
     if config.entropy_coef_decay is not None:
         callbacks.append(EntropyDecayCallback(trainer, config.entropy_coef_decay, config.entropy_coef_floor))
     if config.early_stopping_patience is not None:
-        sharded = getattr(trainer, "is_fsdp_enabled", False) or getattr(trainer, "is_deepspeed_enabled", False)
+        sharded = is_sharded(trainer) or getattr(trainer, "is_deepspeed_enabled", False)
         if sharded and trainer.is_world_process_zero():
             logger.warning("early stopping on a sharded (FSDP) model stops at the last weights, not the best: "
                            "restoring needs whole parameters; keep checkpoints with save_strategy to go back")
