@@ -9,9 +9,12 @@ GPT-2 and HF RWKV 512 wide, 4 layers; random init, nothing from the Hub) and mea
   (triton, torch). HF RWKV runs eager only, on its PyTorch per-token loop: its CUDA kernel comes
   from the Hub (`kernels-community/rwkv`), which this offline benchmark never reaches.
 - decode: `model.generate` tokens/s (greedy, 16-token prompt, 128 new tokens) at batch 1/16/64, and
-  ours' per-token decode cost after a context of 64 vs 2048 tokens (prefill excluded).
-- exactness: max |Δlogits| between the triton and torch WKV backends on one random batch, and
-  between ours' parallel forward and token-by-token decoding with the carried state.
+  ours' per-token decode cost after a context of 64 vs 2048 tokens (prefill excluded). Ours decodes
+  with CUDA graphs (`RUSTY_DECODE_GRAPHS=auto`, the default) and once without them
+  (`ours[triton]/no-graphs`), so the graphs' gain is measured in the same run.
+- exactness: max |Δlogits| between the triton and torch WKV backends on one random batch, between
+  ours' parallel forward and token-by-token decoding with the carried state, and between greedy
+  generation with and without decode graphs (left-padded batch; the tokens must match too).
 - recipe: the r2 SFT recipe itself (`recipes/sft.py --config recipes/r2/sft.yaml`, fresh R2 model, its
   batch 8 x 8 accumulation at 1024 tokens) for a few optimizer steps in a subprocess, and the tokens/s it
   logs (TRL's `num_tokens` over `train_runtime`, from `train_results.json`). It needs a tokenizer:
@@ -28,6 +31,7 @@ an error string and the rest still run. Exit 1 when a floor fails or any case er
 Without a CUDA GPU and without `--device cpu` it prints one line and exits 0, writing nothing.
 `--device cpu --quick` runs every code path at tiny sizes (what tests/test_gpu_speed_benchmark.py
 does): triton cases are skipped unless TRITON_INTERPRET=1, compile uses the 'aot_eager' backend,
+decode graphs run their static-buffer step without capture (`RUSTY_DECODE_GRAPHS=eager`),
 memory is the process's peak RSS and floors are reported but not checked.
 """
 
@@ -139,19 +143,34 @@ def peak_mib(device: str) -> float:
 
 
 @contextlib.contextmanager
-def wkv_backend(name: str | None) -> Iterator[None]:
-    """RUSTY_WKV_BACKEND=`name` for the block; dynamo is reset because the choice is baked in at trace time."""
-    old = os.environ.get("RUSTY_WKV_BACKEND")
-    if name:
-        os.environ["RUSTY_WKV_BACKEND"] = name
-    torch._dynamo.reset()
+def env_var(name: str, value: str | None) -> Iterator[None]:
+    """`name`=`value` for the block (unchanged when `value` is None), restored after."""
+    old = os.environ.get(name)
+    if value is not None:
+        os.environ[name] = value
     try:
         yield
     finally:
-        os.environ.pop("RUSTY_WKV_BACKEND", None)
+        os.environ.pop(name, None)
         if old is not None:
-            os.environ["RUSTY_WKV_BACKEND"] = old
+            os.environ[name] = old
+
+
+@contextlib.contextmanager
+def wkv_backend(name: str | None) -> Iterator[None]:
+    """RUSTY_WKV_BACKEND=`name` for the block; dynamo is reset because the choice is baked in at trace time."""
+    with env_var("RUSTY_WKV_BACKEND", name):
         torch._dynamo.reset()
+        try:
+            yield
+        finally:
+            torch._dynamo.reset()
+
+
+def graph_mode(device: str) -> str:
+    """RUSTY_DECODE_GRAPHS for ours' decode cases: CUDA graphs on a GPU; on CPU (smoke runs) the same
+    static-buffer step without capture, so the code path still runs."""
+    return "auto" if device == "cuda" else "eager"
 
 
 def backends(device: str) -> list[str]:
@@ -241,10 +260,11 @@ class SyncedClock(TokenClock):
         super().put(value)
 
 
-def decode_case(name: str, backend: str | None, dims: Dims, device: str, plan: Plan) -> Result:
-    """Aggregate `generate` tokens/s per batch (16-token prompt, prefill included), batches interleaved."""
+def decode_case(name: str, backend: str | None, dims: Dims, device: str, plan: Plan, graphs: str | None = None) -> Result:
+    """Aggregate `generate` tokens/s per batch (16-token prompt, prefill included), batches interleaved.
+    `graphs`: RUSTY_DECODE_GRAPHS for the case (ours only)."""
     max_len = 16 + plan.new_tokens
-    with wkv_backend(backend):
+    with wkv_backend(backend), env_var("RUSTY_DECODE_GRAPHS", graphs):
         model = build(name, dims, max_len).to(device).eval()
         runs = {f"b{b}": (lambda ids=ids_on(device, dims.vocab, b, 16): generate(model, ids, plan.new_tokens))
                 for b in plan.decode_batches}
@@ -271,19 +291,23 @@ def context_case(dims: Dims, device: str, plan: Plan) -> Result:
         return run
 
     # Both sides do the same work per token, so only noise separates them: 2 * repeats - 1 pairs
-    costs = interleaved_medians({f"ctx{c}": per_token(c) for c in plan.contexts}, 1, 2 * plan.repeats - 1)
+    with env_var("RUSTY_DECODE_GRAPHS", graph_mode(device)):
+        costs = interleaved_medians({f"ctx{c}": per_token(c) for c in plan.contexts}, 1, 2 * plan.repeats - 1)
     short, long = (costs[f"ctx{c}"] for c in plan.contexts)
     return {"contexts": list(plan.contexts), "short_s_per_token": short, "long_s_per_token": long,
             "long_over_short": long / short}
 
 
 def run_decode(dims: Dims, device: str, plan: Plan) -> Result:
-    cases = [(f"ours[{b}]", "ours", b) for b in backends(device)] + [("gpt2", "gpt2", None),
-                                                                      ("hf_rwkv", "hf_rwkv", None)]
+    """Ours under each backend with decode graphs, ours without them (the graphs' gain, same run), GPT-2, HF RWKV."""
+    default = backends(device)[0]
+    cases = [(f"ours[{b}]", "ours", b, graph_mode(device)) for b in backends(device)]
+    cases += [(f"ours[{default}]/no-graphs", "ours", default, "off"), ("gpt2", "gpt2", None, None),
+              ("hf_rwkv", "hf_rwkv", None, None)]
     out: Result = {}
-    for key, name, backend in cases:
+    for key, name, backend, graphs in cases:
         print(f"  decode {key} ...", flush=True)
-        out[key] = guarded(lambda: decode_case(name, backend, dims, device, plan))
+        out[key] = guarded(lambda: decode_case(name, backend, dims, device, plan, graphs))
     print("  decode context scaling ...", flush=True)
     out["context_scaling"] = guarded(lambda: context_case(dims, device, plan))
     return out
@@ -322,10 +346,30 @@ def parallel_vs_recurrent(dims: Dims, device: str, plan: Plan) -> Result:
     return {"seqlen": plan.parity_len, "max_abs_diff": diff.max().item(), "key_abs_max_per_layer": key_peaks}
 
 
+def graphs_vs_eager(dims: Dims, device: str, plan: Plan) -> Result:
+    """Greedy generation (batch 4, left-padded) with decode graphs vs without: same tokens, max |Δscores|."""
+    model = build("ours", dims, plan.parity_len).to(device).float().eval()
+    ids = ids_on(device, dims.vocab, 4, 16, seed=5)
+    randomize_for_parity(model, ids)
+    mask = torch.ones_like(ids)
+    mask[1, :5] = mask[3, :9] = 0  # left padding: the graphed step runs the masked path
+    outs = {}
+    for mode in (graph_mode(device), "off"):
+        with env_var("RUSTY_DECODE_GRAPHS", mode), torch.inference_mode():
+            outs[mode] = model.generate(ids, attention_mask=mask, max_new_tokens=plan.new_tokens, do_sample=False,
+                                        eos_token_id=None, pad_token_id=0, output_scores=True,
+                                        return_dict_in_generate=True)
+    graphed, eager = outs[graph_mode(device)], outs["off"]
+    diff = (torch.stack(graphed.scores) - torch.stack(eager.scores)).abs().max().item()
+    return {"mode": graph_mode(device), "max_abs_diff": diff,
+            "same_tokens": bool(torch.equal(graphed.sequences, eager.sequences))}
+
+
 def run_exactness(dims: Dims, device: str, plan: Plan) -> Result:
     print("  exactness ...", flush=True)
     return {"triton_vs_torch": guarded(lambda: backend_diff(dims, device, plan)),
-            "parallel_vs_recurrent": guarded(lambda: parallel_vs_recurrent(dims, device, plan))}
+            "parallel_vs_recurrent": guarded(lambda: parallel_vs_recurrent(dims, device, plan)),
+            "decode_graphs_vs_eager": guarded(lambda: graphs_vs_eager(dims, device, plan))}
 
 
 def recipe_tokenizer(path: Path | None, work: Path, quick: bool) -> Path:
@@ -397,6 +441,8 @@ def floors(r: Result, device: str, plan: Plan) -> list[Result]:
              tok(r, "exactness", "parallel_vs_recurrent", "max_abs_diff")),
             ("triton vs torch max|dlogit|", "<=", EXACTNESS_BOUND,
              tok(r, "exactness", "triton_vs_torch", "max_abs_diff")),
+            ("decode graphs vs eager max|dscore| (greedy, left-padded)", "<=", EXACTNESS_BOUND,
+             tok(r, "exactness", "decode_graphs_vs_eager", "max_abs_diff")),
             (f"r2 SFT recipe tok/s / ours {shape_key(plan.train_shapes[0])} eager", ">=", FLOOR_RECIPE_OVER_BENCH,
              ratio(tok(r, "recipe", "r2_sft", "tokens_per_s"),
                    tok(r, "train", shape_key(plan.train_shapes[0]), ours, "tokens_per_s")))]
@@ -440,7 +486,8 @@ def print_decode(decode: Result, plan: Plan) -> None:
             cells = " | ".join(fmt(tok(res, f"{c}_tokens_per_s"), ".1f") for c in cols)
             print(f"| {key} | {cells} | {fmt(tok(res, 'peak_mib'))} | {res.get('error', '')} |")
     base = {k: decode.get(k, {}) for k in ("gpt2", "hf_rwkv")}
-    for key in (k for k in decode if k.startswith("ours")):
+    base |= {k: v for k, v in decode.items() if k.endswith("/no-graphs")}
+    for key in (k for k in decode if k.startswith("ours") and not k.endswith("/no-graphs")):
         for other, res in base.items():
             ratios = ", ".join(f"{c} {fmt(ratio(tok(decode[key], f'{c}_tokens_per_s'), tok(res, f'{c}_tokens_per_s')), '.2f')}"
                                for c in cols)
@@ -466,7 +513,8 @@ def print_report(r: Result, plan: Plan) -> None:
     if "exactness" in r:
         print("\n### exactness (fp32, max |Δlogits|)\n")
         for key, res in r["exactness"].items():
-            print(f"- {key}: {fmt(tok(res, 'max_abs_diff'), '.3g')} {res.get('error', res.get('skipped', ''))}")
+            same = f" same tokens: {res['same_tokens']}" if "same_tokens" in res else ""
+            print(f"- {key}: {fmt(tok(res, 'max_abs_diff'), '.3g')}{same} {res.get('error', res.get('skipped', ''))}")
     print("\n### floors\n\n| floor | value | bound | status |\n|---|---|---|---|")
     for row in r["floors"]:
         print(f"| {row['floor']} | {fmt(row['value'], '.3g')} | {row['op']} {row['bound']:g} | {row['status']} |")

@@ -38,6 +38,9 @@ def test_quick_cpu_run_writes_every_section(tmp_path: Path) -> None:
     assert any("compiled" in key for row in r["train"].values() for key in row)  # the compile path ran
     assert r["decode"]["context_scaling"]["long_over_short"] > 0
     assert r["exactness"]["parallel_vs_recurrent"]["max_abs_diff"] <= 1e-4
+    graphed = r["exactness"]["decode_graphs_vs_eager"]
+    assert graphed["mode"] == "eager" and graphed["same_tokens"] and graphed["max_abs_diff"] <= 1e-4
+    assert any(key.endswith("/no-graphs") for key in r["decode"])  # the graphs' gain is measured in-run
     assert all(row["status"] in ("not checked on CPU", "not measured") for row in r["floors"])
 
 

@@ -33,7 +33,6 @@ from dataclasses import dataclass
 
 import torch
 from torch import nn
-from torch.nn.modules import module as module_impl
 from transformers import GenerationMixin, PreTrainedModel
 from transformers.loss.loss_utils import ForCausalLMLoss
 from transformers.modeling_layers import GradientCheckpointingLayer
@@ -48,6 +47,7 @@ from .cpu_kernels import (
     packed_linear_weight,
     relu_square,
 )
+from .decode_graphs import global_module_hooks, graphed_step, hooked, module_fingerprint, same_fingerprint
 from .wkv import MIN_EXPONENT, wkv
 
 STATE_FIELDS = ("att_shift", "att_a", "att_b", "att_p", "ffn_shift")
@@ -367,31 +367,42 @@ class TinyRWKVModel(TinyRWKVPreTrainedModel):
         use_cache = use_cache if use_cache is not None else (self.config.use_cache and not self.training)
         output_hidden_states = output_hidden_states or False
         return_dict = return_dict if return_dict is not None else self.config.return_dict
+        if not output_hidden_states:
+            # A decoding step on CUDA: one CUDA-graph replay of `_trunk` (decode_graphs). It reads the
+            # mask on the device, so it runs before `_normalise_mask`, which reads it on the host.
+            graphed = graphed_step(self, inputs_embeds, state, attention_mask, _GRAPHABLE_MODULES)
+            if graphed is not None:
+                return self._output(*graphed, None, use_cache, return_dict)
         mask = _normalise_mask(attention_mask, inputs_embeds.shape[:2])
         if state is None:
             state = self.empty_state(B, inputs_embeds.device)
         elif state[0].shape[0] != B:
             raise ValueError(f"state has batch size {state[0].shape[0]} but the input has {B}.")
+        hidden, new_state, all_hidden = self._trunk(inputs_embeds, state, mask, output_hidden_states)
+        return self._output(hidden, new_state, all_hidden, use_cache, return_dict)
 
+    def _trunk(self, inputs_embeds, state, mask, output_hidden_states: bool = False):
+        """Projection, blocks and final norm: (hidden, new_state, all_hidden or None)."""
         hidden = self.ln0(fast_linear(self.emb_proj, inputs_embeds))  # (B, T, d_hidden)
         all_hidden = (hidden,) if output_hidden_states else None
         fused = _fused_decode_params(self.blocks, hidden, mask)
         if fused is not None:
             hidden, new_state, all_hidden = _decode_step(fused, hidden, state, all_hidden)
-            hidden = self.ln_out(hidden)
-            new_state = new_state if use_cache else None
-            if not return_dict:
-                return tuple(x for x in (hidden, new_state, all_hidden) if x is not None)
-            return TinyRWKVModelOutput(last_hidden_state=hidden, state=new_state, hidden_states=all_hidden)
-        new_layers = []
-        for i, block in enumerate(self.blocks):
-            layer_state = [s[:, i] for s in state]
-            hidden, layer_state = block(hidden, *layer_state, mask=mask)
-            new_layers.append(layer_state)
-            if output_hidden_states:
-                all_hidden += (hidden,)
+        else:
+            new_layers = []
+            for i, block in enumerate(self.blocks):
+                layer_state = [s[:, i] for s in state]
+                hidden, layer_state = block(hidden, *layer_state, mask=mask)
+                new_layers.append(layer_state)
+                if output_hidden_states:
+                    all_hidden += (hidden,)
+            new_state = tuple(torch.stack(parts, dim=1) for parts in zip(*new_layers))
         hidden = self.ln_out(hidden)
-        new_state = tuple(torch.stack(parts, dim=1) for parts in zip(*new_layers)) if use_cache else None
+        return hidden, new_state, all_hidden
+
+    @staticmethod
+    def _output(hidden, new_state, all_hidden, use_cache, return_dict):
+        new_state = new_state if use_cache else None
         if not return_dict:
             return tuple(x for x in (hidden, new_state, all_hidden) if x is not None)
         return TinyRWKVModelOutput(last_hidden_state=hidden, state=new_state, hidden_states=all_hidden)
@@ -406,33 +417,15 @@ class _DecodePlan:
     """
 
     def __init__(self, blocks: nn.ModuleList):
-        self.blocks, self.n_blocks = blocks, len(blocks)
-        self.modules = list(blocks.modules())
-        self.edges = [(m._modules, name, child) for m in self.modules for name, child in m._modules.items()]
-        self.params = [
-            (m._parameters, name, t, t.data_ptr(), t._version)
-            for m in self.modules
-            for name, t in m._parameters.items()
-            if t is not None
-        ]
+        self.blocks = blocks
+        self.fingerprint = module_fingerprint(blocks, with_versions=True)
         self.args = self._arguments(blocks)
 
     def current(self) -> bool:
-        if len(self.blocks) != self.n_blocks:
-            return False
-        for children, name, child in self.edges:
-            if children.get(name) is not child:
-                return False
-        for params, name, t, ptr, version in self.params:
-            if params.get(name) is not t or t.data_ptr() != ptr or t._version != version:
-                return False
-        return True
+        return same_fingerprint(module_fingerprint(self.blocks, with_versions=True), self.fingerprint)
 
     def unhooked(self) -> bool:
-        for m in self.modules:
-            if m._forward_hooks or m._forward_pre_hooks or "_hf_hook" in m.__dict__:
-                return False
-        return True
+        return not hooked(self.blocks)
 
     @staticmethod
     def _arguments(blocks: nn.ModuleList) -> list | None:
@@ -477,7 +470,7 @@ def _fused_decode_params(blocks: nn.ModuleList, hidden: torch.Tensor, mask: torc
         or hidden.device.type != "cpu"
         or hidden.dtype != torch.float32
         or load_kernel() is None
-        or _global_module_hooks()
+        or global_module_hooks()
     ):
         return None
     plan = blocks.__dict__.get("_rusty_decode_plan")
@@ -485,11 +478,6 @@ def _fused_decode_params(blocks: nn.ModuleList, hidden: torch.Tensor, mask: torc
         plan = _DecodePlan(blocks)
         blocks.__dict__["_rusty_decode_plan"] = plan
     return plan.args if plan.args is not None and plan.unhooked() else None
-
-
-def _global_module_hooks() -> bool:
-    """Whether hooks registered for every module (`nn.modules.module.register_module_forward_hook`) exist."""
-    return bool(getattr(module_impl, "_global_forward_hooks", None) or getattr(module_impl, "_global_forward_pre_hooks", None))
 
 
 def _decode_step(fused, hidden: torch.Tensor, state: tuple[torch.Tensor, ...], all_hidden: tuple | None):
@@ -502,6 +490,11 @@ def _decode_step(fused, hidden: torch.Tensor, state: tuple[torch.Tensor, ...], a
         if all_hidden is not None:
             all_hidden += (x.unsqueeze(1).clone(),)
     return x.unsqueeze(1), new_state, all_hidden
+
+
+# What a CUDA-graph decoding step may consist of: exactly these module types (decode_graphs).
+_GRAPHABLE_MODULES = (TinyRWKVModel, nn.Embedding, nn.Linear, nn.LayerNorm, nn.ModuleList, TinyRWKVBlock,
+                      TinyRWKVTimeMix, TinyRWKVChannelMix)
 
 
 def _normalise_mask(attention_mask: torch.Tensor | None, shape: torch.Size) -> torch.Tensor | None:

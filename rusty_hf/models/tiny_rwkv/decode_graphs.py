@@ -1,0 +1,222 @@
+"""Decoding steps replayed as CUDA graphs: the whole trunk of a one-token step is one launch.
+
+A decoding step of TinyRWKV is about a hundred small kernels (per block: two layer norms, token
+shifts, seven matmuls, the WKV, the gates); at any batch a GPU runs each in microseconds, so the
+step costs what launching them costs. `TinyRWKVModel.forward` hands a step here when it may be
+replayed: this module captures the trunk (projection, blocks, final norm) once per batch size into
+a `torch.cuda.CUDAGraph` over static input and state buffers, and each later step is a few copies
+into those buffers and one `replay`. `generate()` stays the interface (for users, and for TRL's
+GRPO/PPO rollouts): nothing changes outside the model's forward.
+
+What makes replay safe:
+- The state is fixed-size (5 x (batch, layers, channels) float32), so the buffers never grow; the
+  graph writes the new state back into its input buffers. When the next step passes the very state
+  tensors the last replay returned, unmodified, the copy-in is skipped.
+- The padding mask is always an input of the graph (the masked path is exact), so the step never
+  reads the mask on the host: no device synchronisation per token.
+- The graph reads the parameters where they are. Optimizer steps update them in place, which the
+  next replay sees; a parameter replaced by a new tensor, a changed module tree (peft, quantization,
+  `.to()`), or any hook drops the graphs, and hooked or non-plain modules never use them.
+- Autocast settings are part of a graph's key, and capture runs with autocast's weight cache off
+  (a cached cast made before capture would be freed when its autocast region ends).
+- Returned tensors are copies: a caller may keep any step's output.
+
+`RUSTY_DECODE_GRAPHS`: ``auto`` (default) captures on CUDA; ``off`` (or ``0``) never does;
+``eager`` runs the same static-buffer step without capturing, on any device (how the tests check
+the buffer handling on machines without a GPU; it is slower than the normal path).
+A capture that fails turns graphs off for that model with one warning; decoding goes on eagerly.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections import OrderedDict
+
+import torch
+from torch import nn
+from torch.nn.modules import module as module_impl
+
+logger = logging.getLogger(__name__)
+
+MODES = ("auto", "off", "eager")
+MAX_GRAPHS = 4  # per model, least recently used dropped first (one per batch size and autocast setting)
+WARMUP_STEPS = 2  # before capture, on a side stream: lazy initialisation (cuBLAS, Triton) happens there
+
+
+def decode_graph_mode() -> str:
+    value = os.environ.get("RUSTY_DECODE_GRAPHS", "auto").strip().lower() or "auto"
+    value = {"0": "off", "false": "off", "1": "auto", "true": "auto", "on": "auto"}.get(value, value)
+    if value not in MODES:
+        raise ValueError(f"RUSTY_DECODE_GRAPHS={value!r}: expected one of {', '.join(MODES)}")
+    return value
+
+
+def module_fingerprint(root: nn.Module, with_versions: bool) -> list[tuple]:
+    """What must stay the same for cached work over `root` to remain valid: every child module, and
+    every parameter and buffer object with its storage (and, `with_versions`, its in-place version
+    counter). Objects are held, not their ids, so a freed module's address cannot be mistaken for it."""
+    modules = list(root.modules())
+    edges = [(m, name, child) for m in modules for name, child in m._modules.items()]
+    tensors = [
+        (m, name, t, t.data_ptr(), t._version if with_versions else 0)
+        for m in modules
+        for name, t in (*m._parameters.items(), *m._buffers.items())
+        if t is not None
+    ]
+    return edges + tensors
+
+
+def same_fingerprint(a: list[tuple], b: list[tuple]) -> bool:
+    """Objects compared by identity, names and numbers by value."""
+    return len(a) == len(b) and all(
+        len(x) == len(y) and all(p is q or (isinstance(p, (int, str)) and p == q) for p, q in zip(x, y))
+        for x, y in zip(a, b)
+    )
+
+
+def global_module_hooks() -> bool:
+    """Whether hooks registered for every module (`nn.modules.module.register_module_forward_hook`) exist."""
+    return bool(getattr(module_impl, "_global_forward_hooks", None) or getattr(module_impl, "_global_forward_pre_hooks", None))
+
+
+def hooked(root: nn.Module) -> bool:
+    return any(m._forward_hooks or m._forward_pre_hooks or "_hf_hook" in m.__dict__ for m in root.modules())
+
+
+class _StepGraph:
+    """One captured (or, in ``eager`` mode, directly run) step for one batch size and autocast setting."""
+
+    def __init__(self, trunk, template: torch.Tensor, state_shape: tuple[int, ...], autocast: tuple, capture: bool):
+        device = template.device
+        with torch.inference_mode(False), torch.no_grad():  # buffers callers may copy into from any mode
+            self.embeds = torch.zeros_like(template)
+            self.mask = torch.ones(template.shape[:2], dtype=torch.long, device=device)
+            self.state = torch.zeros((5, *state_shape), dtype=torch.float32, device=device)
+        self.trunk, self.autocast, self.graph = trunk, autocast, None
+        self.mask_is_ones = True
+        self.returned: tuple[tuple[torch.Tensor, ...], tuple[int, ...]] | None = None
+        self.hidden: torch.Tensor | None = None
+        if capture:
+            self._capture(device)
+
+    def _run(self) -> None:
+        enabled, dtype = self.autocast
+        with torch.autocast(self.embeds.device.type, dtype=dtype, enabled=enabled, cache_enabled=False):
+            hidden, new_state, _ = self.trunk(self.embeds, tuple(self.state.unbind(0)), self.mask)
+            for buffer, value in zip(self.state.unbind(0), new_state):
+                buffer.copy_(value)
+        self.hidden = hidden
+
+    def _capture(self, device: torch.device) -> None:
+        with torch.cuda.device(device):
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                for _ in range(WARMUP_STEPS):
+                    self._run()
+            torch.cuda.current_stream().wait_stream(side)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                self._run()
+        self.graph = graph
+
+    def step(self, embeds: torch.Tensor, state: tuple[torch.Tensor, ...], mask: torch.Tensor | None):
+        self.embeds.copy_(embeds)
+        if mask is not None:
+            self.mask.copy_(mask)
+            self.mask_is_ones = False
+        elif not self.mask_is_ones:
+            self.mask.fill_(1)
+            self.mask_is_ones = True
+        last = self.returned
+        if last is None or any(s is not r or s._version != v for s, r, v in zip(state, *last)):
+            for buffer, value in zip(self.state.unbind(0), state):
+                buffer.copy_(value)
+        if self.graph is not None:
+            self.graph.replay()
+        else:
+            self._run()
+        with torch.inference_mode(False), torch.no_grad():  # normal tensors: they carry a version counter
+            new_state = self.state.clone().unbind(0)  # one copy, five views
+        self.returned = (new_state, tuple(s._version for s in new_state))
+        return self.hidden.clone(), new_state
+
+
+class DecodeGraphs:
+    """The captured steps of one backbone (`TinyRWKVModel`), and the fingerprint they were made under."""
+
+    def __init__(self, backbone: nn.Module):
+        self.backbone = backbone
+        self.fingerprint = module_fingerprint(backbone, with_versions=False)
+        self.graphs: OrderedDict[tuple, _StepGraph] = OrderedDict()
+        self.failed: str | None = None
+
+    def current(self) -> bool:
+        return same_fingerprint(module_fingerprint(self.backbone, with_versions=False), self.fingerprint)
+
+    def step(self, embeds, state, mask, capture: bool):
+        device = embeds.device
+        autocast = (torch.is_autocast_enabled(device.type), torch.get_autocast_dtype(device.type))
+        key = (tuple(embeds.shape), embeds.dtype, device, autocast, capture)
+        graph = self.graphs.get(key)
+        if graph is None:
+            graph = _StepGraph(self.backbone._trunk, embeds, tuple(state[0].shape), autocast, capture)
+            self.graphs[key] = graph
+            while len(self.graphs) > MAX_GRAPHS:
+                self.graphs.popitem(last=False)
+        self.graphs.move_to_end(key)
+        return graph.step(embeds, state, mask)
+
+
+def plain_modules(backbone: nn.Module, allowed: tuple[type, ...]) -> bool:
+    """Every module is exactly one of `allowed` (no peft, quantized or otherwise replaced layers)."""
+    return all(type(m) in allowed for m in backbone.modules())
+
+
+def replayable(embeds: torch.Tensor, state, mask: torch.Tensor | None, mode: str, state_shape: tuple) -> bool:
+    """Whether this call is a decoding step a static graph may run: one token per row, a float32
+    state of `state_shape`, no autograd, not inside torch.compile or another capture, and CUDA unless
+    ``eager``. Anything else (malformed input included) takes the normal forward, which explains itself."""
+    if mode == "off" or state is None or embeds.dim() != 3 or embeds.shape[1] != 1 or len(state) != 5:
+        return False
+    if torch.is_grad_enabled() or torch.compiler.is_compiling():
+        return False
+    if mode == "auto" and (embeds.device.type != "cuda" or torch.cuda.is_current_stream_capturing()):
+        return False
+    if any(s.dtype != torch.float32 or s.device != embeds.device or tuple(s.shape) != state_shape for s in state):
+        return False
+    return mask is None or (mask.device == embeds.device and tuple(mask.shape) == tuple(embeds.shape[:2]))
+
+
+def graphed_step(backbone: nn.Module, embeds: torch.Tensor, state, mask: torch.Tensor | None, allowed: tuple[type, ...]):
+    """(hidden, new_state) from a replayed step of `backbone._trunk`, or None when the normal
+    forward must run. `allowed`: the module types the trunk may consist of."""
+    if torch.is_grad_enabled() or torch.compiler.is_compiling():  # training and traced code: never
+        return None
+    mode = decode_graph_mode()
+    config = backbone.config
+    if not replayable(embeds, state, mask, mode, (embeds.shape[0], config.n_layers, config.d_hidden)):
+        return None
+    graphs = backbone.__dict__.get("_rusty_decode_graphs")
+    if graphs is None or not graphs.current():
+        if global_module_hooks() or hooked(backbone) or not plain_modules(backbone, allowed):
+            return None
+        graphs = DecodeGraphs(backbone)
+        backbone.__dict__["_rusty_decode_graphs"] = graphs
+    if graphs.failed is not None or global_module_hooks() or hooked(backbone):
+        return None
+    try:
+        return graphs.step(embeds, state, mask, capture=mode == "auto")
+    except Exception as err:  # e.g. a kernel that cannot be captured: decode eagerly from now on
+        graphs.graphs.clear()
+        graphs.failed = f"{type(err).__name__}: {err}"
+        logger.warning("TinyRWKV: CUDA-graph decoding turned off for this model (%s); decoding eagerly. "
+                       "Set RUSTY_DECODE_GRAPHS=off to skip the attempt.", graphs.failed)
+        return None
+
+
+__all__ = [
+    "DecodeGraphs", "MAX_GRAPHS", "MODES", "decode_graph_mode", "global_module_hooks", "graphed_step", "hooked",
+    "module_fingerprint", "same_fingerprint",
+]
