@@ -52,36 +52,44 @@ def decode_graph_mode() -> str:
     return value
 
 
-def module_fingerprint(root: nn.Module, with_versions: bool) -> list[tuple]:
-    """What must stay the same for cached work over `root` to remain valid: every child module, and
-    every parameter and buffer object with its storage (and, `with_versions`, its in-place version
-    counter). Objects are held, not their ids, so a freed module's address cannot be mistaken for it."""
-    modules = list(root.modules())
-    edges = [(m, name, child) for m in modules for name, child in m._modules.items()]
-    tensors = [
-        (m, name, t, t.data_ptr(), t._version if with_versions else 0)
-        for m in modules
-        for name, t in (*m._parameters.items(), *m._buffers.items())
-        if t is not None
-    ]
-    return edges + tensors
+class ModuleSnapshot:
+    """What must stay the same for cached work over a module tree to remain valid: every child module,
+    and every parameter and buffer object with its storage (and, `with_versions`, its in-place version
+    counter). Objects are held, not their ids, so a freed module's address cannot be mistaken for it.
+    `current()` runs at every decoding step, so it is flat loops over what was recorded."""
 
+    def __init__(self, root: nn.Module, with_versions: bool):
+        self.modules = list(root.modules())
+        self.with_versions = with_versions
+        self.edges = [(m._modules, name, child) for m in self.modules for name, child in m._modules.items()]
+        self.tensors = [
+            (entries, name, t, t.data_ptr(), t._version if with_versions else 0)
+            for m in self.modules
+            for entries in (m._parameters, m._buffers)
+            for name, t in entries.items()
+            if t is not None
+        ]
 
-def same_fingerprint(a: list[tuple], b: list[tuple]) -> bool:
-    """Objects compared by identity, names and numbers by value."""
-    return len(a) == len(b) and all(
-        len(x) == len(y) and all(p is q or (isinstance(p, (int, str)) and p == q) for p, q in zip(x, y))
-        for x, y in zip(a, b)
-    )
+    def current(self) -> bool:
+        for children, name, child in self.edges:
+            if children.get(name) is not child:
+                return False
+        for entries, name, t, ptr, version in self.tensors:
+            if entries.get(name) is not t or t.data_ptr() != ptr or (self.with_versions and t._version != version):
+                return False
+        return True
+
+    def hooked(self) -> bool:
+        """Whether any module has forward hooks or an accelerate hook (offloading, device maps)."""
+        for m in self.modules:
+            if m._forward_hooks or m._forward_pre_hooks or "_hf_hook" in m.__dict__:
+                return True
+        return False
 
 
 def global_module_hooks() -> bool:
     """Whether hooks registered for every module (`nn.modules.module.register_module_forward_hook`) exist."""
     return bool(getattr(module_impl, "_global_forward_hooks", None) or getattr(module_impl, "_global_forward_pre_hooks", None))
-
-
-def hooked(root: nn.Module) -> bool:
-    return any(m._forward_hooks or m._forward_pre_hooks or "_hf_hook" in m.__dict__ for m in root.modules())
 
 
 class _StepGraph:
@@ -144,16 +152,13 @@ class _StepGraph:
 
 
 class DecodeGraphs:
-    """The captured steps of one backbone (`TinyRWKVModel`), and the fingerprint they were made under."""
+    """The captured steps of one backbone (`TinyRWKVModel`), and the snapshot of the modules they were made from."""
 
     def __init__(self, backbone: nn.Module):
         self.backbone = backbone
-        self.fingerprint = module_fingerprint(backbone, with_versions=False)
+        self.snapshot = ModuleSnapshot(backbone, with_versions=False)
         self.graphs: OrderedDict[tuple, _StepGraph] = OrderedDict()
         self.failed: str | None = None
-
-    def current(self) -> bool:
-        return same_fingerprint(module_fingerprint(self.backbone, with_versions=False), self.fingerprint)
 
     def step(self, embeds, state, mask, capture: bool):
         device = embeds.device
@@ -199,12 +204,13 @@ def graphed_step(backbone: nn.Module, embeds: torch.Tensor, state, mask: torch.T
     if not replayable(embeds, state, mask, mode, (embeds.shape[0], config.n_layers, config.d_hidden)):
         return None
     graphs = backbone.__dict__.get("_rusty_decode_graphs")
-    if graphs is None or not graphs.current():
-        if global_module_hooks() or hooked(backbone) or not plain_modules(backbone, allowed):
+    if graphs is None or not graphs.snapshot.current():
+        backbone.__dict__.pop("_rusty_decode_graphs", None)  # stale: frees the captured graphs' memory
+        if not plain_modules(backbone, allowed):
             return None
         graphs = DecodeGraphs(backbone)
         backbone.__dict__["_rusty_decode_graphs"] = graphs
-    if graphs.failed is not None or global_module_hooks() or hooked(backbone):
+    if graphs.failed is not None or global_module_hooks() or graphs.snapshot.hooked():
         return None
     try:
         return graphs.step(embeds, state, mask, capture=mode == "auto")
@@ -217,6 +223,6 @@ def graphed_step(backbone: nn.Module, embeds: torch.Tensor, state, mask: torch.T
 
 
 __all__ = [
-    "DecodeGraphs", "MAX_GRAPHS", "MODES", "decode_graph_mode", "global_module_hooks", "graphed_step", "hooked",
-    "module_fingerprint", "same_fingerprint",
+    "DecodeGraphs", "MAX_GRAPHS", "MODES", "ModuleSnapshot", "decode_graph_mode", "global_module_hooks",
+    "graphed_step",
 ]

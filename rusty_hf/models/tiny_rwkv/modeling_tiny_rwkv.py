@@ -47,7 +47,7 @@ from .cpu_kernels import (
     packed_linear_weight,
     relu_square,
 )
-from .decode_graphs import global_module_hooks, graphed_step, hooked, module_fingerprint, same_fingerprint
+from .decode_graphs import ModuleSnapshot, global_module_hooks, graphed_step
 from .wkv import MIN_EXPONENT, wkv
 
 STATE_FIELDS = ("att_shift", "att_a", "att_b", "att_p", "ffn_shift")
@@ -417,15 +417,8 @@ class _DecodePlan:
     """
 
     def __init__(self, blocks: nn.ModuleList):
-        self.blocks = blocks
-        self.fingerprint = module_fingerprint(blocks, with_versions=True)
+        self.snapshot = ModuleSnapshot(blocks, with_versions=True)
         self.args = self._arguments(blocks)
-
-    def current(self) -> bool:
-        return same_fingerprint(module_fingerprint(self.blocks, with_versions=True), self.fingerprint)
-
-    def unhooked(self) -> bool:
-        return not hooked(self.blocks)
 
     @staticmethod
     def _arguments(blocks: nn.ModuleList) -> list | None:
@@ -474,10 +467,10 @@ def _fused_decode_params(blocks: nn.ModuleList, hidden: torch.Tensor, mask: torc
     ):
         return None
     plan = blocks.__dict__.get("_rusty_decode_plan")
-    if plan is None or not plan.current():
+    if plan is None or not plan.snapshot.current():
         plan = _DecodePlan(blocks)
         blocks.__dict__["_rusty_decode_plan"] = plan
-    return plan.args if plan.args is not None and plan.unhooked() else None
+    return plan.args if plan.args is not None and not plan.snapshot.hooked() else None
 
 
 def _decode_step(fused, hidden: torch.Tensor, state: tuple[torch.Tensor, ...], all_hidden: tuple | None):
