@@ -4,9 +4,14 @@
     python3 recipes/build_code_corpus.py --languages python --tokenizer_name_or_path outputs/tokenizer
     python3 recipes/build_code_corpus.py --roots stdlib=/usr/lib/python3.11 debian-rust=/usr/share/cargo/registry
 
-No network: Python comes from the interpreter's standard library and site-packages, Rust from Debian's
-rust-src and librust-*-dev crate sources (and rustup's rust-src component when installed). Install
-the Rust sources first (Debian bookworm, as root)::
+No network: Python comes from the interpreter's standard library, site-packages and the pinned wheels of
+recipes/corpus_sources.txt unpacked into --pypi_sources; Rust from Debian's rust-src and librust-*-dev
+crate sources (and rustup's rust-src component when installed). Install the sources first: the Python
+wheels (from PyPI; or pass --fetch_pypi_sources, as recipes/r2/pipeline.sh does)::
+
+    {pip_install}
+
+and the Rust sources (Debian bookworm, as root)::
 
     {apt_install}
 
@@ -23,6 +28,8 @@ from rusty_hf.upstream_notices import quiet_upstream_notices
 quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
 
 import json
+import shutil
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,9 +37,11 @@ from pathlib import Path
 from transformers import HfArgumentParser
 
 from rusty_hf.data.code_corpus import CorpusConfig, build_code_corpus, heldout_files
-from rusty_hf.data.code_sources import APT_INSTALL, SOURCES, SourceRoot, default_roots
+from rusty_hf.data.code_sources import (
+    APT_INSTALL, PIP_SOURCES_INSTALL, PYPI_SOURCES_DIR, SOURCES, SourceRoot, default_roots, pip_sources_command,
+)
 
-__doc__ = __doc__.format(apt_install=APT_INSTALL)
+__doc__ = __doc__.format(apt_install=APT_INSTALL, pip_install=PIP_SOURCES_INSTALL)
 
 
 @dataclass
@@ -43,6 +52,15 @@ class CodeCorpusArguments:
         default_factory=list,
         metadata={"help": f"SOURCE=PATH pairs replacing the detected roots; SOURCE is one of {sorted(SOURCES)}. "
                           f"Rust sources need: {APT_INSTALL}"},
+    )
+    pypi_sources: str = field(
+        default=str(PYPI_SOURCES_DIR),
+        metadata={"help": f"Folder of the unpacked corpus wheels (recipes/corpus_sources.txt), read as a Python root "
+                          f"when present; fill it with: {PIP_SOURCES_INSTALL}"},
+    )
+    fetch_pypi_sources: bool = field(
+        default=False, metadata={"help": "When --pypi_sources is missing, run that pip command first (needs PyPI; "
+                                         "if it fails, the corpus is built from what is on the machine)."}
     )
     tasks_dir: str = field(default="tasks", metadata={"help": "The task suite whose held-out tasks must not leak."})
     tokenizer_name_or_path: str | None = field(
@@ -70,9 +88,30 @@ def parse_roots(pairs: list[str]) -> list[SourceRoot]:
     return roots
 
 
+def fetch_pypi_sources(target: Path) -> bool:
+    """Unpack the pinned corpus wheels into ``target`` (into a temporary sibling first, so an interrupted
+    download never leaves a half-filled folder that later builds would take as complete)."""
+    partial = target.with_name(target.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    print(f"[code_corpus] fetching the corpus wheels of recipes/corpus_sources.txt into {target}", flush=True)
+    proc = subprocess.run(pip_sources_command(partial, python=sys.executable), capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["(no output)"]
+        print(f"[code_corpus] could not fetch them ({tail[0]}); building from the sources on this machine. "
+              f"Retry with: {PIP_SOURCES_INSTALL}", file=sys.stderr)
+        return False
+    partial.rename(target)
+    return True
+
+
 def main(args: CodeCorpusArguments, config: CorpusConfig = CorpusConfig()) -> dict:
     """Build (or reuse) the corpus and print its size per language; returns the report."""
-    roots = parse_roots(args.roots) if args.roots else default_roots(args.languages)
+    pypi = Path(args.pypi_sources)
+    if not args.roots and "python" in args.languages and not pypi.is_dir():
+        if not (args.fetch_pypi_sources and fetch_pypi_sources(pypi)):
+            print(f"[code_corpus] no corpus wheels in {pypi}: Python comes from the stdlib and site-packages only "
+                  f"(fewer tokens, varying by machine); add them with: {PIP_SOURCES_INSTALL}")
+    roots = parse_roots(args.roots) if args.roots else default_roots(args.languages, pypi)
     roots = [r for r in roots if r.language in args.languages]
     for root in roots:
         print(f"[code_corpus] {root.source:13s} {root.path}")

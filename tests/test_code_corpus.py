@@ -162,23 +162,90 @@ def test_token_counts_are_the_tokenizers(tiny_tokenizer, tmp_path):
     assert code_corpus.count_tokens(texts, str(tmp_path / "tok")) == expected > 0
 
 
-def test_recipe_builds_from_explicit_roots(tmp_path, capsys):
+def _recipe():
     spec = importlib.util.spec_from_file_location("recipes_build_code_corpus", REPO / "recipes/build_code_corpus.py")
     recipe = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = recipe  # dataclasses resolve string annotations through sys.modules
     spec.loader.exec_module(recipe)
+    return recipe
+
+
+def test_recipe_builds_from_explicit_roots(tmp_path, capsys):
+    recipe = _recipe()
     roots = [f"{r.source}={r.path}" for r in make_trees(tmp_path)]
     args = recipe.CodeCorpusArguments(output_dir=str(tmp_path / "out"), roots=roots, tasks_dir=str(DEFAULT_ROOT))
     report = recipe.main(args, CONFIG)
     assert report["languages"]["rust"]["files"] == 1 and "python: 4 files" in capsys.readouterr().out
     assert APT_INSTALL in recipe.__doc__
     with pytest.raises(ValueError, match="SOURCE=PATH"):
-        recipe.parse_roots(["pypi=/tmp"])
+        recipe.parse_roots(["npm=/tmp"])
 
 
 def test_the_documented_apt_line_is_the_one_the_code_prints():
     documented = code_sources.__doc__.split("bookworm", 1)[1].replace("\\\n", " ")
     assert " ".join(APT_INSTALL.split()) in " ".join(documented.split())
+
+
+def test_the_corpus_wheel_list_documents_the_pip_line_the_code_runs():
+    header = "".join(line.lstrip("# ").replace("\\\n", " ") for line in
+                     (REPO / code_sources.PYPI_SOURCES_LIST).read_text().splitlines(keepends=True) if line.startswith("#"))
+    assert " ".join(code_sources.PIP_SOURCES_INSTALL.split()) in " ".join(header.replace("\\", " ").split())
+    pins = [line.split("#")[0].strip() for line in (REPO / code_sources.PYPI_SOURCES_LIST).read_text().splitlines()]
+    pins = [p for p in pins if p]
+    assert len(pins) >= 20 and all("==" in p for p in pins)  # pinned: the corpus is the same on every machine
+
+
+def _wheel(folder: Path, name: str, license_: str, modules: dict[str, str]) -> None:
+    """A minimal pure-Python wheel, as PyPI serves them."""
+    import zipfile
+    dist = f"{name}-1.0.dist-info"
+    files = {f"{name}/{mod}.py": text for mod, text in modules.items()}
+    files[f"{dist}/METADATA"] = f"Metadata-Version: 2.4\nName: {name}\nVersion: 1.0\nLicense-Expression: {license_}\n"
+    files[f"{dist}/WHEEL"] = "Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    files[f"{dist}/RECORD"] = "".join(f"{path},,\n" for path in files) + f"{dist}/RECORD,,\n"
+    folder.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(folder / f"{name}-1.0-py3-none-any.whl", "w") as whl:
+        for path, text in files.items():
+            whl.writestr(path, text)
+
+
+def test_fetched_corpus_wheels_join_the_python_rows_with_package_and_license(tmp_path, monkeypatch, capsys):
+    recipe = _recipe()
+    wheels, target = tmp_path / "wheels", tmp_path / "sources" / "python"
+    _wheel(wheels, "corpuspkg", "BSD-3-Clause", {"lexer": inspect.getsource(shlex), "wrap": inspect.getsource(textwrap)})
+
+    def local_pip(target_dir, requirements=None, python="python3"):  # the real pip, from a local folder
+        return [python, "-m", "pip", "install", "-q", "--no-deps", "--no-compile", "--no-index", "--find-links",
+                str(wheels), "--target", str(target_dir), "corpuspkg==1.0"]
+
+    monkeypatch.setattr(recipe, "pip_sources_command", local_pip)
+    monkeypatch.setattr(recipe, "default_roots", lambda languages, pypi: [SourceRoot("pypi", pypi)])  # no real stdlib
+    args = recipe.CodeCorpusArguments(output_dir=str(tmp_path / "out"), languages=["python"], pypi_sources=str(target),
+                                      fetch_pypi_sources=True, tasks_dir=str(DEFAULT_ROOT))
+    recipe.main(args, CONFIG)
+    assert (target / "corpuspkg" / "lexer.py").is_file() and not target.with_name("python.partial").exists()
+    from datasets import load_from_disk
+    corpus = load_from_disk(str(tmp_path / "out"))
+    rows = [r for split in corpus.values() for r in split]
+    assert {(r["source"], r["package"], r["license"], Path(r["path"]).name) for r in rows} == {
+        ("pypi", "corpuspkg", "BSD-3-Clause", "lexer.py"), ("pypi", "corpuspkg", "BSD-3-Clause", "wrap.py")}
+
+
+def test_a_failed_fetch_says_how_to_retry_and_the_build_goes_on(tmp_path, monkeypatch, capsys):
+    recipe = _recipe()
+    site = tmp_path / "site"
+    _write(site, "mod_a.py", inspect.getsource(shlex))
+    _write(site, "mod_b.py", inspect.getsource(textwrap))
+    monkeypatch.setattr(recipe, "pip_sources_command", lambda target, requirements=None, python="python3": [
+        python, "-m", "pip", "install", "-q", "--no-index", "--target", str(target), "no-such-package-anywhere"])
+    monkeypatch.setattr(recipe, "default_roots", lambda languages, pypi: [SourceRoot("site-packages", site)])
+    target = tmp_path / "sources" / "python"
+    args = recipe.CodeCorpusArguments(output_dir=str(tmp_path / "out"), languages=["python"], pypi_sources=str(target),
+                                      fetch_pypi_sources=True, tasks_dir=str(DEFAULT_ROOT))
+    report = recipe.main(args, CONFIG)
+    assert report["files_kept"] == 2 and not target.exists()
+    err = capsys.readouterr().err
+    assert "could not fetch" in err and code_sources.PIP_SOURCES_INSTALL in err
 
 
 def test_a_small_corpus_still_gets_one_validation_file_and_a_single_file_is_refused(tmp_path):

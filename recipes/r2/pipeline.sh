@@ -7,6 +7,8 @@
 #   RUSTY_KEEP_TORCH=1 bash recipes/install.sh      # once, on a machine with a CUDA build of torch
 #   BUDGET_MIN=30 bash recipes/r2/pipeline.sh
 #
+# The corpus fetches its pinned Python wheels (recipes/corpus_sources.txt, ~125 MB from PyPI) into
+# data/corpus_sources/python once; without PyPI it is built from what the machine has.
 # The budget: the corpus and the tokenizer are built once and reused (their time counts when they run);
 # 15% of BUDGET_MIN is kept for the evaluations; the rest goes to pretrain / SFT / GRPO in the shares
 # PRETRAIN_SHARE / SFT_SHARE / GRPO_SHARE (0.5 / 0.2 / 0.3). Each training stage gets its share of what
@@ -70,7 +72,7 @@ if ! command -v rustc >/dev/null; then
 fi
 
 stage 1/8 corpus "code corpus -> $CORPUS_DIR (recipes/build_code_corpus.py; reused when its inputs are unchanged)"
-python3 recipes/build_code_corpus.py --output_dir "$CORPUS_DIR" ${corpus_args[@]+"${corpus_args[@]}"}
+python3 recipes/build_code_corpus.py --output_dir "$CORPUS_DIR" --fetch_pypi_sources true ${corpus_args[@]+"${corpus_args[@]}"}
 
 stage 2/8 tokenizer "tokenizer (24K byte-level BPE) -> $OUT_DIR/tokenizer"
 if [ -f "$OUT_DIR/tokenizer/tokenizer.json" ]; then

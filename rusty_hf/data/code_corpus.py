@@ -6,8 +6,8 @@
     corpus["train"][0]   # {"text", "language", "source", "package", "license", "path"}
 
 Recipe: ``python3 recipes/build_code_corpus.py --output_dir data/code_corpus --languages python rust``.
-The sources (stdlib, site-packages, Debian/rustup rust-src, Debian librust-*-dev crates) and the apt
-line installing the Rust ones are in `rusty_hf.data.code_sources`.
+The sources (stdlib, site-packages, the pinned corpus wheels, Debian/rustup rust-src, Debian
+librust-*-dev crates) and the pip and apt lines fetching them are in `rusty_hf.data.code_sources`.
 
 Filters, each counted per reason in ``report.json``: vendored paths, test folders (optional), files over
 ``max_file_bytes`` or too small, non-UTF-8, generated headers, minified (long lines), little alphanumeric

@@ -9,6 +9,9 @@ Sources (a `SourceRoot` each; tests pass their own, so nothing real is scanned t
 - ``stdlib``: the interpreter's standard library (``sysconfig.get_paths()["stdlib"]``), PSF-2.0;
 - ``site-packages``: installed distributions, each file credited via ``importlib.metadata`` to the
   distribution whose RECORD lists it, with its License-Expression / License / license classifiers;
+- ``pypi``: the pinned pure-Python wheels of ``recipes/corpus_sources.txt`` unpacked into
+  ``data/corpus_sources/python`` (``PIP_SOURCES_INSTALL``; never imported), credited like site-packages.
+  They make the Python part of the corpus the same on every machine, whatever else is installed;
 - ``rust-src``: Debian's ``rust-src`` (/usr/lib/rustlib/src/rust -> /usr/src/rustc-*: std, core, the
   compiler, rustdoc) and rustup's rust-src component (~/.rustup/toolchains/*/lib/rustlib/src/rust) if installed;
 - ``debian-rust``: crate sources of Debian's ``librust-*-dev`` packages in /usr/share/cargo/registry.
@@ -42,7 +45,7 @@ from pathlib import Path
 
 from rusty_hf.data.corpus import SKIP_DIRS
 
-SOURCES = {"stdlib": "python", "site-packages": "python", "rust-src": "rust", "debian-rust": "rust"}
+SOURCES = {"stdlib": "python", "site-packages": "python", "pypi": "python", "rust-src": "rust", "debian-rust": "rust"}
 SUFFIXES = {"python": ".py", "rust": ".rs"}
 # Widely used crates (serde, regex, syn, tokio, clap, ...); apt adds their dependencies' sources too.
 DEBIAN_RUST_PACKAGES = tuple(f"librust-{c}-dev" for c in (
@@ -51,6 +54,19 @@ DEBIAN_RUST_PACKAGES = tuple(f"librust-{c}-dev" for c in (
     "crossbeam-channel once-cell num-traits smallvec nom toml base64").split())
 APT_INSTALL = "apt-get install -y --no-install-recommends rust-src " + " ".join(DEBIAN_RUST_PACKAGES)
 DEBIAN_REGISTRY = Path("/usr/share/cargo/registry")
+PYPI_SOURCES_DIR = Path("data/corpus_sources/python")
+PYPI_SOURCES_LIST = Path("recipes/corpus_sources.txt")
+
+
+def pip_sources_command(target: str | os.PathLike = PYPI_SOURCES_DIR, requirements: str | os.PathLike = PYPI_SOURCES_LIST,
+                        python: str = "python3") -> list[str]:
+    """The pip command that unpacks the pinned corpus wheels into ``target``: no dependencies, no
+    bytecode, wheels only, pure-Python ones for Python 3.11 (the same files whatever this machine runs)."""
+    return [python, "-m", "pip", "install", "--no-deps", "--no-compile", "--only-binary=:all:", "--python-version",
+            "3.11", "--platform", "any", "--target", str(target), "-r", str(requirements)]
+
+
+PIP_SOURCES_INSTALL = " ".join(pip_sources_command())
 DEBIAN_RUST_SRC = Path("/usr/lib/rustlib/src/rust")
 
 @dataclass(frozen=True)
@@ -63,13 +79,18 @@ class SourceRoot:
         return SOURCES[self.source]
 
 
-def default_roots(languages: Sequence[str] = ("python", "rust")) -> list[SourceRoot]:
-    """The roots present on this machine, std libraries before the packages that may copy from them."""
+def default_roots(
+    languages: Sequence[str] = ("python", "rust"), pypi_sources: str | os.PathLike | None = PYPI_SOURCES_DIR
+) -> list[SourceRoot]:
+    """The roots present on this machine, std libraries before the packages that may copy from them.
+    ``pypi_sources``: the folder `PIP_SOURCES_INSTALL` fills (relative to the working directory), if present."""
     roots = []
     if "python" in languages:
         paths = sysconfig.get_paths()
         roots.append(SourceRoot("stdlib", Path(paths["stdlib"])))
         roots += [SourceRoot("site-packages", Path(p)) for p in dict.fromkeys((paths["purelib"], paths["platlib"]))]
+        if pypi_sources is not None:
+            roots.append(SourceRoot("pypi", Path(pypi_sources)))
     if "rust" in languages:
         rustup = sorted(glob.glob(os.path.expanduser("~/.rustup/toolchains/*/lib/rustlib/src/rust")))
         roots += [SourceRoot("rust-src", Path(p)) for p in [str(DEBIAN_RUST_SRC), *rustup]]
@@ -140,12 +161,12 @@ def _walk(root: Path, suffix: str) -> Iterator[Path]:
 
 def iter_files(root: SourceRoot) -> Iterator[tuple[Path, str, str]]:
     """``(path, package, license)`` for each source file under ``root``, in a fixed order."""
-    owners = _distribution_owners(root.path) if root.source == "site-packages" else {}
+    owners = _distribution_owners(root.path) if root.source in ("site-packages", "pypi") else {}
     stdlib_package = f"cpython-{sys.version_info.major}.{sys.version_info.minor}"
     for path in _walk(root.path, SUFFIXES[root.language]):
         if root.source == "stdlib":
             yield path, stdlib_package, "PSF-2.0"
-        elif root.source == "site-packages":
+        elif root.source in ("site-packages", "pypi"):
             yield path, *owners.get(os.path.normpath(path), ("", ""))
         else:
             name, license_ = _crate_of(path.parent, root.path)

@@ -142,7 +142,8 @@ class _StepGraph:
             for buffer, value in zip(self.state.unbind(0), state):
                 buffer.copy_(value)
         if self.graph is not None:
-            self.graph.replay()
+            with torch.cuda.device(self.embeds.device):  # the captured device, whichever is current
+                self.graph.replay()
         else:
             self._run()
         with torch.inference_mode(False), torch.no_grad():  # normal tensors: they carry a version counter
