@@ -158,22 +158,105 @@ def test_value_head_model_and_inputs_embeds_use_the_same_step(monkeypatch):
     assert _graphs(model) is not None
 
 
-def test_a_step_that_fails_turns_graphs_off_with_one_warning(tiny_model, monkeypatch, caplog):
+def test_a_failed_step_drops_its_graph_and_the_normal_forward_answers(tiny_model, monkeypatch):
     monkeypatch.setenv("RUSTY_DECODE_GRAPHS", "eager")
     state, token = _prefill(tiny_model), torch.tensor([[4], [5], [6]])
+    _step(tiny_model, token, state)
+    monkeypatch.setattr(decode_graphs._StepGraph, "step", lambda *args: 1 / 0)
+    got, _ = _step(tiny_model, token, state)
+    graphs = _graphs(tiny_model)
+    assert not graphs.graphs and graphs.failed is None  # dropped, not turned off: the next step captures anew
+    monkeypatch.setenv("RUSTY_DECODE_GRAPHS", "off")
+    torch.testing.assert_close(got, _step(tiny_model, token, state)[0])
 
-    def uncapturable(*args, **kwargs):
-        raise RuntimeError("operation not permitted when stream is capturing")
 
-    monkeypatch.setattr(decode_graphs._StepGraph, "_run", uncapturable)
+def test_a_failed_capture_turns_graphs_off_with_one_warning(tiny_model, monkeypatch, caplog):
+    """What a GPU does when a kernel cannot be captured, driven on CPU: 'auto' mode made to accept CPU
+    tensors, and a capture that raises."""
+    state, token = _prefill(tiny_model), torch.tensor([[4], [5], [6]])
+    monkeypatch.setenv("RUSTY_DECODE_GRAPHS", "auto")
+    monkeypatch.setattr(decode_graphs, "replayable", lambda embeds, state, *args: state is not None)
+
+    def uncapturable(self, device):
+        raise decode_graphs.CaptureError("RuntimeError: operation not permitted when stream is capturing")
+
+    monkeypatch.setattr(decode_graphs._StepGraph, "_capture", uncapturable)
     with caplog.at_level(logging.WARNING, logger=decode_graphs.__name__):
         got, _ = _step(tiny_model, token, state)
         _step(tiny_model, token, state)
-    assert [r.getMessage() for r in caplog.records if "CUDA-graph decoding turned off" in r.getMessage()].__len__() == 1
-    assert "not permitted" in _graphs(tiny_model).failed
+    warnings = [r.getMessage() for r in caplog.records if "CUDA-graph decoding turned off" in r.getMessage()]
+    assert len(warnings) == 1 and "not permitted" in warnings[0] and "not permitted" in _graphs(tiny_model).failed
     monkeypatch.setenv("RUSTY_DECODE_GRAPHS", "off")
+    torch.testing.assert_close(got, _step(tiny_model, token, state)[0])
+
+
+def test_copies_of_the_model_start_without_the_cache_and_nothing_keeps_a_deleted_model(tiny_model, monkeypatch):
+    import copy
+    import gc
+    import io
+    import weakref
+
+    monkeypatch.setenv("RUSTY_DECODE_GRAPHS", "eager")
+    state, token = _prefill(tiny_model), torch.tensor([[4], [5], [6]])
     want, _ = _step(tiny_model, token, state)
-    torch.testing.assert_close(got, want)
+    assert _graphs(tiny_model) is not None
+    clone = copy.deepcopy(tiny_model)  # a reference model, an EMA copy: a CUDA graph cannot be copied
+    buffer = io.BytesIO()
+    torch.save(tiny_model, buffer)
+    buffer.seek(0)
+    loaded = torch.load(buffer, weights_only=False)
+    for other in (clone, loaded):
+        assert _graphs(other) is None
+        torch.testing.assert_close(_step(other, token, state)[0], want)
+        assert _graphs(other) is not _graphs(tiny_model)
+    alive = weakref.ref(clone)
+    gc.disable()  # freed by reference counting alone: no cycle through the cache
+    try:
+        del clone, other
+        assert alive() is None
+    finally:
+        gc.enable()
+
+
+def test_threads_generating_at_once_each_get_their_own_tokens(tiny_model, monkeypatch):
+    import threading
+
+    prompts = [torch.tensor([[5, 6, 7, 8]]), torch.tensor([[9, 10, 11, 12]]), torch.tensor([[13, 3, 4, 2]])]
+    monkeypatch.setenv("RUSTY_DECODE_GRAPHS", "off")
+    want = [_generate(tiny_model, p, None, "off", monkeypatch)[0] for p in prompts]
+    monkeypatch.setenv("RUSTY_DECODE_GRAPHS", "eager")
+    got = [None] * len(prompts)
+
+    def run(i):
+        with torch.no_grad():
+            for _ in range(3):  # batch 1 everywhere: every thread replays the same static buffers
+                got[i] = tiny_model.generate(prompts[i], max_new_tokens=12, do_sample=False, pad_token_id=1)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(prompts))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for g, w in zip(got, want):
+        assert torch.equal(g, w)
+
+
+def test_training_with_gradient_checkpointing_and_stale_caches(tiny_model, monkeypatch):
+    monkeypatch.setenv("RUSTY_DECODE_GRAPHS", "eager")
+    state, token = _prefill(tiny_model), torch.tensor([[4], [5], [6]])
+    tiny_model.activation_checkpointing_enable()
+    tiny_model.train()
+    _step(tiny_model, token, state)  # no_grad rollouts of a model training with checkpointing: normal forward
+    assert _graphs(tiny_model) is None
+    tiny_model.activation_checkpointing_disable()
+    tiny_model.eval()
+    _step(tiny_model, token, state)
+    assert _graphs(tiny_model) is not None
+    head = tiny_model.model.ln_out
+    head.weight = torch.nn.Parameter(head.weight.detach().clone())
+    monkeypatch.setenv("RUSTY_DECODE_GRAPHS", "off")
+    _step(tiny_model, token, state)  # not replayable, but the stale cache is freed at once
+    assert _graphs(tiny_model) is None
 
 
 def test_an_unknown_mode_names_the_choices(tiny_model, monkeypatch):

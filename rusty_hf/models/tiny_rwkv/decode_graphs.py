@@ -31,11 +31,15 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
+import weakref
 from collections import OrderedDict
 
 import torch
 from torch import nn
 from torch.nn.modules import module as module_impl
+
+from .wkv_torch import MIN_EXPONENT
 
 logger = logging.getLogger(__name__)
 
@@ -59,12 +63,15 @@ class ModuleSnapshot:
     `current()` runs at every decoding step, so it is flat loops over what was recorded."""
 
     def __init__(self, root: nn.Module, with_versions: bool):
-        self.modules = list(root.modules())
+        modules = list(root.modules())
+        # The root weakly: this snapshot is stored on the root, and a cycle would keep the weights and
+        # any captured graph's memory alive after `del model`, until the garbage collector runs.
+        self.root, self.modules = weakref.ref(root), modules[1:]
         self.with_versions = with_versions
-        self.edges = [(m._modules, name, child) for m in self.modules for name, child in m._modules.items()]
+        self.edges = [(m._modules, name, child) for m in modules for name, child in m._modules.items()]
         self.tensors = [
             (entries, name, t, t.data_ptr(), t._version if with_versions else 0)
-            for m in self.modules
+            for m in modules
             for entries in (m._parameters, m._buffers)
             for name, t in entries.items()
             if t is not None
@@ -81,7 +88,8 @@ class ModuleSnapshot:
 
     def hooked(self) -> bool:
         """Whether any module has forward hooks or an accelerate hook (offloading, device maps)."""
-        for m in self.modules:
+        root = self.root()
+        for m in self.modules if root is None else (root, *self.modules):
             if m._forward_hooks or m._forward_pre_hooks or "_hf_hook" in m.__dict__:
                 return True
         return False
@@ -92,16 +100,22 @@ def global_module_hooks() -> bool:
     return bool(getattr(module_impl, "_global_forward_hooks", None) or getattr(module_impl, "_global_forward_pre_hooks", None))
 
 
-class _StepGraph:
-    """One captured (or, in ``eager`` mode, directly run) step for one batch size and autocast setting."""
+class CaptureError(RuntimeError):
+    """A decoding step could not be captured, or its replay did not reproduce the eager step."""
 
-    def __init__(self, trunk, template: torch.Tensor, state_shape: tuple[int, ...], autocast: tuple, capture: bool):
+
+class _StepGraph:
+    """One captured (or, in ``eager`` mode, directly run) step for one batch size and setting."""
+
+    def __init__(self, backbone: nn.Module, template: torch.Tensor, state_shape: tuple[int, ...], autocast: tuple,
+                 capture: bool):
         device = template.device
         with torch.inference_mode(False), torch.no_grad():  # buffers callers may copy into from any mode
             self.embeds = torch.zeros_like(template)
             self.mask = torch.ones(template.shape[:2], dtype=torch.long, device=device)
             self.state = torch.zeros((5, *state_shape), dtype=torch.float32, device=device)
-        self.trunk, self.autocast, self.graph = trunk, autocast, None
+        self.backbone = weakref.ref(backbone)  # see ModuleSnapshot: no cycle through the cache
+        self.autocast, self.graph = autocast, None
         self.mask_is_ones = True
         self.returned: tuple[tuple[torch.Tensor, ...], tuple[int, ...]] | None = None
         self.hidden: torch.Tensor | None = None
@@ -111,22 +125,54 @@ class _StepGraph:
     def _run(self) -> None:
         enabled, dtype = self.autocast
         with torch.autocast(self.embeds.device.type, dtype=dtype, enabled=enabled, cache_enabled=False):
-            hidden, new_state, _ = self.trunk(self.embeds, tuple(self.state.unbind(0)), self.mask)
+            hidden, new_state, _ = self.backbone()._trunk(self.embeds, tuple(self.state.unbind(0)), self.mask)
             for buffer, value in zip(self.state.unbind(0), new_state):
                 buffer.copy_(value)
         self.hidden = hidden
 
+    def _probe_inputs(self) -> None:
+        """Random embeddings and shifts, an empty WKV state: every output depends on the step's kernels."""
+        generator = torch.Generator(device=self.embeds.device).manual_seed(0)
+        self.embeds.copy_(torch.randn(self.embeds.shape, generator=generator, device=self.embeds.device))
+        self.state.zero_()
+        self.state[3].fill_(MIN_EXPONENT)
+        for i in (0, 4):
+            self.state[i].normal_(generator=generator)
+        self.mask.fill_(1)
+
     def _capture(self, device: torch.device) -> None:
-        with torch.cuda.device(device):
-            side = torch.cuda.Stream()
-            side.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(side):
-                for _ in range(WARMUP_STEPS):
+        """Warm up on a side stream, capture on that same stream (made on the model's device: torch's
+        default capture stream belongs to whichever GPU captured first), then check one replay against
+        the eager step. The caller's current stream is restored even when the capture fails (torch's
+        context manager leaves it switched when `capture_end` raises)."""
+        previous = torch.cuda.current_stream(device)
+        try:
+            with torch.cuda.device(device):
+                side = torch.cuda.Stream(device)
+                side.wait_stream(previous)
+                with torch.cuda.stream(side):
+                    self._probe_inputs()
+                    for _ in range(WARMUP_STEPS):
+                        self._run()
+                previous.wait_stream(side)
+                graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(graph, stream=side, capture_error_mode="thread_local"):
                     self._run()
-            torch.cuda.current_stream().wait_stream(side)
-            graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph):
+                self._probe_inputs()
                 self._run()
+                want_hidden, want_state = self.hidden.clone(), self.state.clone()
+                self._probe_inputs()
+                graph.replay()
+                if not (torch.allclose(self.hidden, want_hidden, rtol=1e-4, atol=1e-5)
+                        and torch.allclose(self.state, want_state, rtol=1e-4, atol=1e-5)):
+                    raise CaptureError("the captured step's replay differs from the eager step")
+        except CaptureError:
+            raise
+        except Exception as err:
+            cause = err.__context__ if "invalidated" in str(err) and err.__context__ is not None else err
+            raise CaptureError(f"{type(cause).__name__}: {cause}") from err
+        finally:
+            torch.cuda.set_stream(previous)
         self.graph = graph
 
     def step(self, embeds: torch.Tensor, state: tuple[torch.Tensor, ...], mask: torch.Tensor | None):
@@ -152,41 +198,66 @@ class _StepGraph:
         return self.hidden.clone(), new_state
 
 
+def _no_cache():
+    return None
+
+
 class DecodeGraphs:
-    """The captured steps of one backbone (`TinyRWKVModel`), and the snapshot of the modules they were made from."""
+    """The captured steps of one backbone (`TinyRWKVModel`), and the snapshot of the modules they were made from.
+
+    Not copied: `copy.deepcopy(model)` and pickling (`torch.save(model)`) give the copy no cache (a
+    CUDA graph cannot be copied), and the copy captures its own. One lock per model: callers in
+    several threads (streaming generation) take turns on the static buffers."""
 
     def __init__(self, backbone: nn.Module):
-        self.backbone = backbone
         self.snapshot = ModuleSnapshot(backbone, with_versions=False)
         self.graphs: OrderedDict[tuple, _StepGraph] = OrderedDict()
         self.failed: str | None = None
+        self.lock = threading.Lock()
 
-    def step(self, embeds, state, mask, capture: bool):
+    def __deepcopy__(self, memo):
+        return None
+
+    def __reduce__(self):
+        return _no_cache, ()
+
+    def step(self, backbone, embeds, state, mask, capture: bool):
         device = embeds.device
         autocast = (torch.is_autocast_enabled(device.type), torch.get_autocast_dtype(device.type))
-        key = (tuple(embeds.shape), embeds.dtype, device, autocast, capture)
-        graph = self.graphs.get(key)
-        if graph is None:
-            graph = _StepGraph(self.backbone._trunk, embeds, tuple(state[0].shape), autocast, capture)
-            self.graphs[key] = graph
-            while len(self.graphs) > MAX_GRAPHS:
-                self.graphs.popitem(last=False)
-        self.graphs.move_to_end(key)
-        return graph.step(embeds, state, mask)
+        # What a capture bakes in: shapes, dtypes, autocast, and the WKV backend chosen when it ran.
+        key = (tuple(embeds.shape), embeds.dtype, device, autocast, os.environ.get("RUSTY_WKV_BACKEND"), capture)
+        with self.lock:
+            graph = self.graphs.get(key)
+            if graph is None:
+                graph = _StepGraph(backbone, embeds, tuple(state[0].shape), autocast, capture)
+                self.graphs[key] = graph
+                while len(self.graphs) > MAX_GRAPHS:
+                    self.graphs.popitem(last=False)
+            self.graphs.move_to_end(key)
+            try:
+                return graph.step(embeds, state, mask)
+            except Exception:  # drop this graph; the caller runs the normal forward, which explains the input
+                self.graphs.pop(key, None)
+                return None
 
 
-def plain_modules(backbone: nn.Module, allowed: tuple[type, ...]) -> bool:
-    """Every module is exactly one of `allowed` (no peft, quantized or otherwise replaced layers)."""
-    return all(type(m) in allowed for m in backbone.modules())
+def plain_modules(modules: list[nn.Module], allowed: tuple[type, ...]) -> bool:
+    """Every module is exactly one of `allowed` with plain tensors (no peft, quantized, replaced or
+    tensor-subclass weights: a subclass's storage can change without its `data_ptr` showing it)."""
+    for m in modules:
+        if type(m) not in allowed:
+            return False
+        for t in (*m._parameters.values(), *m._buffers.values()):
+            if t is not None and (type(t) not in (nn.Parameter, torch.Tensor) or t.data_ptr() == 0):
+                return False
+    return True
 
 
 def replayable(embeds: torch.Tensor, state, mask: torch.Tensor | None, mode: str, state_shape: tuple) -> bool:
     """Whether this call is a decoding step a static graph may run: one token per row, a float32
-    state of `state_shape`, no autograd, not inside torch.compile or another capture, and CUDA unless
-    ``eager``. Anything else (malformed input included) takes the normal forward, which explains itself."""
+    state of `state_shape`, and CUDA unless ``eager``. Anything else (malformed input included) takes
+    the normal forward, which explains itself."""
     if mode == "off" or state is None or embeds.dim() != 3 or embeds.shape[1] != 1 or len(state) != 5:
-        return False
-    if torch.is_grad_enabled() or torch.compiler.is_compiling():
         return False
     if mode == "auto" and (embeds.device.type != "cuda" or torch.cuda.is_current_stream_capturing()):
         return False
@@ -195,35 +266,46 @@ def replayable(embeds: torch.Tensor, state, mask: torch.Tensor | None, mode: str
     return mask is None or (mask.device == embeds.device and tuple(mask.shape) == tuple(embeds.shape[:2]))
 
 
-def graphed_step(backbone: nn.Module, embeds: torch.Tensor, state, mask: torch.Tensor | None, allowed: tuple[type, ...]):
-    """(hidden, new_state) from a replayed step of `backbone._trunk`, or None when the normal
-    forward must run. `allowed`: the module types the trunk may consist of."""
-    if torch.is_grad_enabled() or torch.compiler.is_compiling():  # training and traced code: never
+def graphed_step(backbone: nn.Module, embeds: torch.Tensor, state, mask: torch.Tensor | None,
+                 trunk: list[nn.Module], allowed: tuple[type, ...]):
+    """(hidden, new_state) from a replayed step of `backbone._trunk`, or None when the normal forward
+    must run. `trunk`: the modules `_trunk` runs, each of a type in `allowed`.
+
+    Never under autograd, torch.compile, TorchScript tracing or training with gradient checkpointing
+    (its recomputation reads the RNG state), nor with hooks anywhere in the backbone."""
+    if torch.is_grad_enabled() or torch.compiler.is_compiling() or torch.jit.is_tracing():
         return None
+    graphs = backbone.__dict__.get(CACHE_KEY)
+    if graphs is not None and not graphs.snapshot.current():
+        del backbone.__dict__[CACHE_KEY]  # stale (weights moved or replaced): free the captures' memory now
+        graphs = None
     mode = decode_graph_mode()
     config = backbone.config
     if not replayable(embeds, state, mask, mode, (embeds.shape[0], config.n_layers, config.d_hidden)):
         return None
-    graphs = backbone.__dict__.get("_rusty_decode_graphs")
-    if graphs is None or not graphs.snapshot.current():
-        backbone.__dict__.pop("_rusty_decode_graphs", None)  # stale: frees the captured graphs' memory
-        if not plain_modules(backbone, allowed):
+    if backbone.training and getattr(backbone, "gradient_checkpointing", False):
+        return None
+    if graphs is None:
+        if not plain_modules([m for module in trunk for m in module.modules()], allowed):
             return None
         graphs = DecodeGraphs(backbone)
-        backbone.__dict__["_rusty_decode_graphs"] = graphs
+        backbone.__dict__[CACHE_KEY] = graphs
     if graphs.failed is not None or global_module_hooks() or graphs.snapshot.hooked():
         return None
     try:
-        return graphs.step(embeds, state, mask, capture=mode == "auto")
-    except Exception as err:  # e.g. a kernel that cannot be captured: decode eagerly from now on
+        return graphs.step(backbone, embeds, state, mask, capture=mode == "auto")
+    except CaptureError as err:  # decode eagerly from now on
         graphs.graphs.clear()
-        graphs.failed = f"{type(err).__name__}: {err}"
+        graphs.failed = str(err)
         logger.warning("TinyRWKV: CUDA-graph decoding turned off for this model (%s); decoding eagerly. "
                        "Set RUSTY_DECODE_GRAPHS=off to skip the attempt.", graphs.failed)
         return None
 
 
+CACHE_KEY = "_rusty_decode_graphs"
+
+
 __all__ = [
-    "DecodeGraphs", "MAX_GRAPHS", "MODES", "ModuleSnapshot", "decode_graph_mode", "global_module_hooks",
-    "graphed_step",
+    "CACHE_KEY", "CaptureError", "DecodeGraphs", "MAX_GRAPHS", "MODES", "ModuleSnapshot", "decode_graph_mode",
+    "global_module_hooks", "graphed_step",
 ]

@@ -370,7 +370,8 @@ class TinyRWKVModel(TinyRWKVPreTrainedModel):
         if not output_hidden_states:
             # A decoding step on CUDA: one CUDA-graph replay of `_trunk` (decode_graphs). It reads the
             # mask on the device, so it runs before `_normalise_mask`, which reads it on the host.
-            graphed = graphed_step(self, inputs_embeds, state, attention_mask, _GRAPHABLE_MODULES)
+            trunk = [self.emb_proj, self.ln0, self.blocks, self.ln_out]
+            graphed = graphed_step(self, inputs_embeds, state, attention_mask, trunk, _GRAPHABLE_MODULES)
             if graphed is not None:
                 return self._output(*graphed, None, use_cache, return_dict)
         mask = _normalise_mask(attention_mask, inputs_embeds.shape[:2])
@@ -486,8 +487,7 @@ def _decode_step(fused, hidden: torch.Tensor, state: tuple[torch.Tensor, ...], a
 
 
 # What a CUDA-graph decoding step may consist of: exactly these module types (decode_graphs).
-_GRAPHABLE_MODULES = (TinyRWKVModel, nn.Embedding, nn.Linear, nn.LayerNorm, nn.ModuleList, TinyRWKVBlock,
-                      TinyRWKVTimeMix, TinyRWKVChannelMix)
+_GRAPHABLE_MODULES = (nn.Linear, nn.LayerNorm, nn.ModuleList, TinyRWKVBlock, TinyRWKVTimeMix, TinyRWKVChannelMix)
 
 
 def _normalise_mask(attention_mask: torch.Tensor | None, shape: torch.Size) -> torch.Tensor | None:
