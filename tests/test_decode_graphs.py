@@ -190,6 +190,42 @@ def test_a_failed_capture_turns_graphs_off_with_one_warning(tiny_model, monkeypa
     torch.testing.assert_close(got, _step(tiny_model, token, state)[0])
 
 
+def test_a_capture_whose_replay_changes_nothing_is_caught_and_the_stream_restored(tiny_model, monkeypatch, caplog):
+    """`_capture` itself, with CUDA's runtime faked on CPU: streams and devices as no-ops, and a graph
+    that records nothing, so every replay does nothing (what torch's default capture stream gave on a
+    second GPU). The check after capture must catch it, restore the caller's stream, and fall back."""
+    import contextlib
+
+    class FakeStream:
+        def __init__(self, device=None):
+            pass
+
+        def wait_stream(self, other):
+            pass
+
+    class EmptyGraph:
+        def replay(self):
+            pass
+
+    caller, restored = FakeStream(), []
+    state, token = _prefill(tiny_model), torch.tensor([[4], [5], [6]])
+    monkeypatch.setenv("RUSTY_DECODE_GRAPHS", "auto")
+    monkeypatch.setattr(decode_graphs, "replayable", lambda embeds, state, *args: state is not None)
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: caller)
+    monkeypatch.setattr(torch.cuda, "Stream", FakeStream)
+    monkeypatch.setattr(torch.cuda, "stream", lambda stream: contextlib.nullcontext())
+    monkeypatch.setattr(torch.cuda, "device", lambda device: contextlib.nullcontext())
+    monkeypatch.setattr(torch.cuda, "set_stream", restored.append)
+    monkeypatch.setattr(torch.cuda, "CUDAGraph", EmptyGraph)
+    monkeypatch.setattr(torch.cuda, "graph", lambda graph, stream=None, capture_error_mode=None: contextlib.nullcontext())
+    with caplog.at_level(logging.WARNING, logger=decode_graphs.__name__):
+        got, _ = _step(tiny_model, token, state)
+    assert "replay differs from the eager step" in _graphs(tiny_model).failed
+    assert restored == [caller]
+    monkeypatch.setenv("RUSTY_DECODE_GRAPHS", "off")
+    torch.testing.assert_close(got, _step(tiny_model, token, state)[0])
+
+
 def test_copies_of_the_model_start_without_the_cache_and_nothing_keeps_a_deleted_model(tiny_model, monkeypatch):
     import copy
     import gc
