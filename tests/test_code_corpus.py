@@ -224,6 +224,11 @@ def test_fetched_corpus_wheels_join_the_python_rows_with_package_and_license(tmp
                                       fetch_pypi_sources=True, tasks_dir=str(DEFAULT_ROOT))
     recipe.main(args, CONFIG)
     assert (target / "corpuspkg" / "lexer.py").is_file() and not target.with_name("python.partial").exists()
+    assert recipe.pypi_sources_current(target)
+    (target / recipe.STAMP).write_text("django==1.0\n")  # filled from an older list: a fetch replaces it
+    (target / "corpuspkg" / "stale.py").write_text("from an older fetch = True\n")
+    assert recipe.fetch_pypi_sources(target) and recipe.pypi_sources_current(target)
+    assert not (target / "corpuspkg" / "stale.py").exists()
     from datasets import load_from_disk
     corpus = load_from_disk(str(tmp_path / "out"))
     rows = [r for split in corpus.values() for r in split]
