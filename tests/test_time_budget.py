@@ -48,12 +48,12 @@ class Rows(torch.utils.data.Dataset):
         return {"x": torch.tensor([1.0])}
 
 
-def _train(tmp_path, monkeypatch, seconds, minutes: float, scheduler: str, max_steps: int = 200):
+def _train(tmp_path, monkeypatch, seconds, minutes: float, scheduler: str, max_steps: int = 200, warmup: int = 2):
     clock = Clock()
     monkeypatch.setattr(time_budget.time, "monotonic", clock)
     args = TrainingArguments(
         output_dir=str(tmp_path), max_steps=max_steps, per_device_train_batch_size=1, learning_rate=0.1,
-        lr_scheduler_type=scheduler, warmup_steps=2, logging_steps=1, save_strategy="no", report_to="none",
+        lr_scheduler_type=scheduler, warmup_steps=warmup, logging_steps=1, save_strategy="no", report_to="none",
         use_cpu=True, disable_tqdm=True,
     )
     callback = TimeBudgetCallback(max_minutes=minutes)
@@ -70,6 +70,17 @@ def test_max_steps_and_cosine_schedule_fit_the_budget(tmp_path, monkeypatch):
     assert clock.now <= 30.0
     assert lrs[-1] < 0.01 * max(lrs)  # decayed to the end of the budget, not cut at the peak
     assert trainer.lr_scheduler.lr_lambdas[0].keywords["num_training_steps"] == 30
+    assert trainer.lr_scheduler.lr_lambdas[0].keywords["num_warmup_steps"] == 1  # 2 of 200 planned -> at least 1
+
+
+def test_a_long_warmup_shrinks_with_the_run_so_the_peak_lr_is_reached(tmp_path, monkeypatch):
+    # 100 warmup steps planned for 200; 30 fit: the warmup becomes 15 and the peak (0.1) is reached.
+    # Unfitted, the run would end at step 30 of a 100-step warmup, at 30% of the peak LR.
+    trainer, callback, _, lrs = _train(tmp_path, monkeypatch, lambda call: 1.0, minutes=0.5, scheduler="cosine",
+                                       warmup=100)
+    assert callback.fitted_steps == 30
+    assert trainer.lr_scheduler.lr_lambdas[0].keywords["num_warmup_steps"] == 15
+    assert max(lrs) == pytest.approx(0.1, rel=0.01) and lrs[-1] < 0.05 * max(lrs)  # and it still decays
 
 
 def test_a_run_that_fits_is_left_alone(tmp_path, monkeypatch):
@@ -100,8 +111,18 @@ def test_stretch_schedule_refuses_what_it_cannot_retarget():
     optimizer = torch.optim.SGD([nn.Parameter(torch.ones(1))], lr=1.0)
     assert not stretch_schedule(torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0), 100, 50)
     assert not stretch_schedule(torch.optim.lr_scheduler.StepLR(optimizer, step_size=5), 100, 50)
-    constant = torch.optim.lr_scheduler.LambdaLR(optimizer, functools.partial(lambda step, num_warmup_steps: 1.0, num_warmup_steps=3))
-    assert not stretch_schedule(constant, 100, 50)
+    unnamed = torch.optim.lr_scheduler.LambdaLR(optimizer, functools.partial(lambda step, scale: scale, scale=3))
+    assert not stretch_schedule(unnamed, 100, 50)
+
+
+def test_constant_with_warmup_keeps_its_level_and_shrinks_its_warmup():
+    from transformers.optimization import get_constant_schedule_with_warmup
+
+    optimizer = torch.optim.SGD([nn.Parameter(torch.ones(1))], lr=1.0)
+    scheduler = get_constant_schedule_with_warmup(optimizer, num_warmup_steps=50)  # GRPO r2: 50 of 2,000
+    assert stretch_schedule(scheduler, old_steps=2000, new_steps=80)
+    assert scheduler.lr_lambdas[0].keywords["num_warmup_steps"] == 2
+    assert scheduler.lr_lambdas[0](2) == scheduler.lr_lambdas[0](79) == 1.0
 
 
 def test_bad_budgets_are_clear_errors():

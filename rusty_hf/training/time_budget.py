@@ -14,7 +14,8 @@ Two things happen:
   schedulers of ``transformers.optimization`` are ``LambdaLR``s over a ``functools.partial`` with a
   ``num_training_steps`` (or, for warmup-stable-decay, ``num_stable_steps``) argument, which is set to the
   new length, so a cosine run still decays to its floor at the end of the budget rather than being cut at
-  its peak. Any other schedule is left as it is, with one logged line.
+  its peak; the warmup shrinks in proportion, so a short budget still reaches the peak LR. Any other
+  schedule is left as it is, with one logged line.
 * **Stop.** At every step, when the next step would end past the budget (judged from the slowest recent
   step), training stops there; the recipe then saves its folder as usual. GRPO steps vary with the
   completion lengths, so the fit alone is not enough.
@@ -53,20 +54,27 @@ def stretch_schedule(lr_scheduler: object, old_steps: int, new_steps: int) -> bo
     """Re-target a transformers LR schedule from ``old_steps`` to ``new_steps`` in place; False if it can't be.
 
     Works on the ``LambdaLR`` schedules of ``transformers.optimization`` (linear, cosine, polynomial,
-    warmup-stable-decay, ...), whose ``lr_lambdas`` are ``functools.partial`` objects naming their length.
+    constant with warmup, warmup-stable-decay, ...), whose ``lr_lambdas`` are ``functools.partial`` objects
+    naming their lengths. The warmup shrinks in proportion (at least one step), so a run cut from 50,000
+    planned steps with 1,000 of warmup to 900 still reaches its peak LR, after 18 steps instead of never;
+    warmup-stable-decay keeps its warmup and decay and shortens the stable phase.
     """
     lambdas = getattr(lr_scheduler, "lr_lambdas", None)
     if not lambdas or not all(isinstance(f, functools.partial) for f in lambdas):
         return False
-    if not all(any(name in f.keywords for name in _STEP_ARGUMENTS) for f in lambdas):
+    if not all(any(name in f.keywords for name in (*_STEP_ARGUMENTS, "num_warmup_steps")) for f in lambdas):
         return False
     shrink = old_steps - new_steps
     for i, f in enumerate(lambdas):
         keywords = dict(f.keywords)
-        if "num_training_steps" in keywords:
-            keywords["num_training_steps"] = new_steps
-        else:  # warmup-stable-decay: warmup and decay keep their lengths, the stable phase absorbs the change
+        if "num_stable_steps" in keywords:  # warmup-stable-decay: the stable phase absorbs the change
             keywords["num_stable_steps"] = max(0, keywords["num_stable_steps"] - shrink)
+        else:
+            if "num_training_steps" in keywords:
+                keywords["num_training_steps"] = new_steps
+            warmup = keywords.get("num_warmup_steps") or 0
+            if warmup > 0 and new_steps < old_steps:
+                keywords["num_warmup_steps"] = min(warmup, max(1, round(warmup * new_steps / old_steps)))
         lambdas[i] = functools.partial(f.func, *f.args, **keywords)
     return True
 
@@ -124,7 +132,7 @@ class TimeBudgetCallback(TrainerCallback):
         logger.warning(
             "time budget: %.2f s/step, so %d of max_steps=%d fit in %.1f minutes; max_steps is now %d%s",
             per_step, state.max_steps, old, self.budget_s / 60, state.max_steps,
-            " and the LR schedule ends there" if stretched else " (this LR schedule cannot be re-targeted: it runs as set)",
+            " and the LR schedule (warmup included) is fitted to it" if stretched else " (this LR schedule cannot be re-targeted: it runs as set)",
         )
 
 
