@@ -35,7 +35,9 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from trl import TrlParser
 
 import rusty_hf  # noqa: F401  (registers TinyRWKV with the Auto classes)
-from rusty_hf.evaluation import LANGUAGES, card_metrics, compare_reports, evaluate_model, format_comparison, format_table
+from rusty_hf.evaluation import (
+    LANGUAGES, card_metrics, compare_reports, evaluate_model, format_comparison, format_table, to_inference_device,
+)
 from rusty_hf.publishing import push_folder, write_model_card
 from rusty_hf.tokenizer import check_tokenizer
 from rusty_hf.training import is_missing_local_folder
@@ -58,6 +60,7 @@ class EvalArguments:
     seed: int = field(default=0, metadata={"help": "Sampling seed."})
     batch_size: int = field(default=4, metadata={"help": "Prompts per generate call (x num_samples rows)."})
     timeout: float = field(default=30.0, metadata={"help": "Seconds per sandboxed test run (Rust: compile + tests)."})
+    device: str = field(default="auto", metadata={"help": "Where to generate: auto (the GPU when there is one), cuda, cpu."})
     output_file: str | None = field(default=None, metadata={"help": "JSON report; default <model>/eval_results.json."})
     compare_to: str | None = field(
         default=None, metadata={"help": "An earlier report (JSON) on the same tasks: print and store the paired difference."}
@@ -101,7 +104,7 @@ def load(args: EvalArguments):
     tokenizer = AutoTokenizer.from_pretrained(args.tokenizer_name_or_path or args.model_name_or_path)
     model = AutoModelForCausalLM.from_pretrained(args.model_name_or_path, trust_remote_code=args.trust_remote_code)
     check_tokenizer(tokenizer, vocab_size=model.config.vocab_size)
-    return model, tokenizer
+    return to_inference_device(model, args.device), tokenizer
 
 
 def read_baseline(path: str) -> dict:

@@ -30,10 +30,15 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--temperature", type=float, default=1.0)
     parser.add_argument("--max_new_tokens", type=int, default=160)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--reward_weights", nargs="+", type=float, default=None,
+                        help="one weight per reward, as in the GRPO config (default 1 each)")
+    parser.add_argument("--batch_size", type=int, default=4, help="prompts per generate call (x num_samples rows)")
+    parser.add_argument("--device", default="auto", help="auto (the GPU when there is one), cuda or cpu")
     parser.add_argument("--output_file", default=None)
     args = parser.parse_args(argv)
     settings = dict(reward_names=args.reward_funcs, num_samples=args.num_samples, languages=args.task_languages,
-                    temperature=args.temperature, max_new_tokens=args.max_new_tokens, seed=args.seed)
+                    temperature=args.temperature, max_new_tokens=args.max_new_tokens, seed=args.seed,
+                    reward_weights=args.reward_weights, batch_size=args.batch_size, device=args.device)
     before, after = score_checkpoint(args.before, **settings), score_checkpoint(args.after, **settings)
     report = {**compare(before, after), "settings": settings}
     for name, score in (("before", before), ("after", after)):

@@ -52,6 +52,14 @@ class SampleScore:
     compiled: bool = False  # Python: the code parses; Rust: rustc builds it on its own (before the tests)
 
 
+def to_inference_device(model: PreTrainedModel, device: str = "auto") -> PreTrainedModel:
+    """``model`` in eval mode on ``device``: ``auto`` is the GPU when there is one (generation there is
+    what makes the r2 pipeline's evaluations fit their minutes), else the CPU."""
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    return model.to(device).eval()
+
+
 def generate_samples(
     model: PreTrainedModel,
     tokenizer: PreTrainedTokenizerBase,

@@ -7,8 +7,9 @@
 
 Each checkpoint samples ``num_samples`` completions for every held-out task prompt (the Rusty
 persona, as in training) with one seed and one set of sampling settings; every completion gets the
-sum of the named rewards (an unscorable sample counts 0). The standard error of the gain treats the
-two runs as independent samples: sqrt(se_before^2 + se_after^2).
+sum of the named rewards, weighted like GRPO's ``reward_weights`` when given (an unscorable sample
+counts 0). The standard error of the gain treats the two runs as independent samples:
+sqrt(se_before^2 + se_after^2).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
 
 from rusty_hf.data.tasks import load_tasks
-from rusty_hf.evaluation import generate_samples
+from rusty_hf.evaluation import generate_samples, to_inference_device
 from rusty_hf.rewards import get_reward_funcs
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
 
@@ -59,9 +60,15 @@ def score_checkpoint(
     max_new_tokens: int = 160,
     batch_size: int = 4,
     seed: int = 0,
+    reward_weights: list[float] | None = None,
+    device: str = "auto",
 ) -> RewardScore:
-    """Sample every held-out prompt ``num_samples`` times and total the named rewards per sample."""
-    model = AutoModelForCausalLM.from_pretrained(model_path, trust_remote_code=True).eval()
+    """Sample every held-out prompt ``num_samples`` times and total the named rewards per sample
+    (times ``reward_weights``, one per name, as GRPO weighs them; default 1 each)."""
+    weights = [1.0] * len(reward_names) if reward_weights is None else [float(w) for w in reward_weights]
+    if len(weights) != len(reward_names):
+        raise ValueError(f"{len(weights)} reward_weights for {len(reward_names)} reward_funcs: give one weight per reward")
+    model = to_inference_device(AutoModelForCausalLM.from_pretrained(model_path, trust_remote_code=True), device)
     tokenizer = AutoTokenizer.from_pretrained(model_path, trust_remote_code=True)
     rows = [row for language in (languages or ["python"])
             for row in load_tasks(language=language, split=split, system_prompt=RUSTY_SYSTEM_PROMPT)]
@@ -74,10 +81,10 @@ def score_checkpoint(
     columns = {key: [r[key] for r in rows for _ in range(num_samples)] for key in ("tests", "language", "name")}
     totals = [0.0] * len(flat)
     per_reward = {}
-    for func in get_reward_funcs(reward_names):
+    for func, weight in zip(get_reward_funcs(reward_names), weights):
         rewards = [0.0 if r is None or r != r else float(r) for r in func(completions=flat, **columns)]
         per_reward[func.__name__] = sum(rewards) / len(rewards)
-        totals = [t + r for t, r in zip(totals, rewards)]
+        totals = [t + weight * r for t, r in zip(totals, rewards)]
     return RewardScore(model=model_path, totals=totals, per_reward=per_reward)
 
 

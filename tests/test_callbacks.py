@@ -99,6 +99,21 @@ def test_early_stopping_restores_the_weights_of_the_best_check(args):
     assert torch.all(trainer.model.weight == 2.0)
 
 
+@pytest.mark.parametrize("tail, kept", [(0.9, 5.0), (0.05, 3.0)])
+def test_steps_after_the_last_check_are_judged_when_a_run_is_cut(args, tail, kept):
+    """A time budget stops at step 5 between checks (every 3 steps): the last two steps are kept
+    when their reward beats the best check, and rolled back to it when it does not."""
+    trainer = fake_trainer()
+
+    def train_step(step):
+        with torch.no_grad():
+            trainer.model.weight.fill_(float(step))
+
+    logs = [(s, {"loss": 0.0, "reward": 0.1 if s <= 3 else tail}) for s in range(1, 6)]
+    drive(RewardEarlyStoppingCallback(trainer, patience=2, eval_every=3), args, logs, on_step=train_step)
+    assert torch.all(trainer.model.weight == kept)
+
+
 def test_entropy_decay_sets_the_coefficient_down_to_the_floor(args):
     trainer = fake_trainer(entropy_coef=0.1)
     callback = EntropyDecayCallback(trainer, decay=0.5, floor=0.02)

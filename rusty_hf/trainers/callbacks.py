@@ -142,6 +142,8 @@ class RewardEarlyStoppingCallback(TrainerCallback):
             control.should_training_stop = True
 
     def on_train_end(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs):
+        if self._pending:  # steps since the last check (a run cut by max_steps or a time budget) are judged too
+            self._check(state, control)
         if self.best_step is None:
             return
         logger.info("best mean %s %.4f at step %d", self.metric, self.best_reward, self.best_step)
