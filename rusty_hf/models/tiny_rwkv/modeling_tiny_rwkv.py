@@ -379,11 +379,11 @@ class TinyRWKVModel(TinyRWKVPreTrainedModel):
             state = self.empty_state(B, inputs_embeds.device)
         elif state[0].shape[0] != B:
             raise ValueError(f"state has batch size {state[0].shape[0]} but the input has {B}.")
-        hidden, new_state, all_hidden = self._trunk(inputs_embeds, state, mask, output_hidden_states)
+        hidden, new_state, all_hidden = self._trunk(inputs_embeds, state, mask, output_hidden_states, use_cache)
         return self._output(hidden, new_state, all_hidden, use_cache, return_dict)
 
-    def _trunk(self, inputs_embeds, state, mask, output_hidden_states: bool = False):
-        """Projection, blocks and final norm: (hidden, new_state, all_hidden or None)."""
+    def _trunk(self, inputs_embeds, state, mask, output_hidden_states: bool = False, use_cache: bool = True):
+        """Projection, blocks and final norm: (hidden, new_state or None without use_cache, all_hidden or None)."""
         hidden = self.ln0(fast_linear(self.emb_proj, inputs_embeds))  # (B, T, d_hidden)
         all_hidden = (hidden,) if output_hidden_states else None
         fused = _fused_decode_params(self.blocks, hidden, mask)
@@ -397,7 +397,7 @@ class TinyRWKVModel(TinyRWKVPreTrainedModel):
                 new_layers.append(layer_state)
                 if output_hidden_states:
                     all_hidden += (hidden,)
-            new_state = tuple(torch.stack(parts, dim=1) for parts in zip(*new_layers))
+            new_state = tuple(torch.stack(parts, dim=1) for parts in zip(*new_layers)) if use_cache else None
         hidden = self.ln_out(hidden)
         return hidden, new_state, all_hidden
 
