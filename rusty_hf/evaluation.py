@@ -32,6 +32,7 @@ import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase, set_seed
 
 from rusty_hf.data.tasks import load_tasks
+from rusty_hf.inference.loading import resolve_device
 from rusty_hf.metrics import load_metric
 from rusty_hf.protocol import ProtocolError, parse_action
 from rusty_hf.rewards.execution import default_workers, run_python_tests
@@ -54,10 +55,8 @@ class SampleScore:
 
 def to_inference_device(model: PreTrainedModel, device: str = "auto") -> PreTrainedModel:
     """``model`` in eval mode on ``device``: ``auto`` is the GPU when there is one (generation there is
-    what makes the r2 pipeline's evaluations fit their minutes), else the CPU."""
-    if device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    return model.to(device).eval()
+    what makes the r2 pipeline's evaluations fit their minutes), else the CPU (`resolve_device`)."""
+    return model.to(resolve_device(None if device == "auto" else device)).eval()
 
 
 def generate_samples(

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
 
 from rusty_hf.data.tasks import load_tasks
-from rusty_hf.evaluation import generate_samples, to_inference_device
+from rusty_hf.evaluation import generate_samples, mean_and_stderr, to_inference_device
 from rusty_hf.rewards import get_reward_funcs
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
 
@@ -39,11 +39,7 @@ class RewardScore:
 
     @property
     def stderr(self) -> float:
-        n = len(self.totals)
-        if n < 2:
-            return float("inf")
-        variance = sum((t - self.mean) ** 2 for t in self.totals) / (n - 1)
-        return math.sqrt(variance / n)
+        return mean_and_stderr(self.totals)[1] if len(self.totals) >= 2 else float("inf")
 
     def to_dict(self) -> dict:
         return {**asdict(self), "mean": self.mean, "stderr": self.stderr, "num_samples": len(self.totals)}

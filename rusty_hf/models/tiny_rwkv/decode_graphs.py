@@ -45,6 +45,7 @@ logger = logging.getLogger(__name__)
 
 MODES = ("auto", "off", "eager")
 MAX_GRAPHS = 4  # per model, least recently used dropped first (one per batch size and autocast setting)
+CACHE_KEY = "_rusty_decode_graphs"  # where a backbone keeps its DecodeGraphs (in its __dict__, not a submodule)
 WARMUP_STEPS = 2  # before capture, on a side stream: lazy initialisation (cuBLAS, Triton) happens there
 
 
@@ -308,9 +309,6 @@ def graphed_step(backbone: nn.Module, embeds: torch.Tensor, state, mask: torch.T
         logger.warning("TinyRWKV: CUDA-graph decoding turned off for this model (%s); decoding eagerly. "
                        "Set RUSTY_DECODE_GRAPHS=off to skip the attempt.", graphs.failed)
         return None
-
-
-CACHE_KEY = "_rusty_decode_graphs"
 
 
 __all__ = [
