@@ -2,7 +2,7 @@
 
 import pytest
 
-from rusty_hf.protocol import NON_OBJECT_CREDIT, SCHEMA_CREDIT, protocol_reward
+from rusty_hf.protocol import NON_OBJECT_CREDIT, SCHEMA_CREDIT, ProtocolError, parse_action, protocol_reward
 from rusty_hf.rewards import REWARD_FUNCS, get_reward_funcs
 
 VALID = '{"action": "CMD", "command": "cargo test"}'
@@ -48,3 +48,11 @@ def test_registered_as_protocol():
     assert REWARD_FUNCS["protocol"] is protocol_reward
     (func,) = get_reward_funcs(["protocol"])
     assert func.__name__ == "protocol_reward"
+
+
+def test_a_repeated_key_is_a_schema_error_with_the_schema_credit():
+    text = '{"action": "MSG", "message": "a", "message": "b"}'
+    with pytest.raises(ProtocolError) as err:
+        parse_action(text)
+    assert err.value.kind == "wrong_type" and err.value.value == {"action": "MSG", "message": "b"}
+    assert protocol_reward([text]) == [SCHEMA_CREDIT]

@@ -87,8 +87,12 @@ def _action_schema() -> dict[str, Any]:
 # JSON Schema (draft 2020-12) of one action; give it to any validator or grammar engine.
 ACTION_SCHEMA: dict[str, Any] = _action_schema()
 
-# One optional fence around the whole answer: ```tag\n ... ``` (the newline may be missing).
-_FENCE = re.compile(r"\A```[ \t]*[A-Za-z0-9_+-]*[ \t]*\n?(.*?)\s*```\Z", re.DOTALL)
+# One optional fence around the whole answer: ```tag\n ... ``` (the newline may be missing). Only the
+# header is a regex, and it always matches without backtracking (its parts share no characters and
+# nothing follows them), so stripping costs one pass over the text: a regex spanning the body
+# backtracked quadratically or worse on inputs like "```" + " " * 1600.
+_FENCE_TICKS = "```"
+_FENCE_HEADER = re.compile(r"[ \t]*[A-Za-z0-9_+-]*[ \t]*\n?")
 _JSON_WS = " \t\n\r"
 
 
@@ -138,19 +142,6 @@ class Action:
         return json.dumps(self.to_dict())
 
 
-def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj: dict[str, Any] = {}
-    for key, val in pairs:
-        if key in obj:
-            raise _DuplicateKey(key)
-        obj[key] = val
-    return obj
-
-
-class _DuplicateKey(Exception):
-    pass
-
-
 class _NonStandardConstant(Exception):
     pass
 
@@ -161,19 +152,33 @@ def _reject_constant(name: str) -> None:
 
 
 def _strip(text: str) -> str:
+    """The text without surrounding whitespace and without one Markdown fence around all of it."""
     text = text.strip(_JSON_WS)
-    fenced = _FENCE.match(text)
-    return fenced.group(1).strip(_JSON_WS) if fenced else text
+    if not text.startswith(_FENCE_TICKS):
+        return text
+    body_start = _FENCE_HEADER.match(text, len(_FENCE_TICKS)).end()
+    # The header never eats a backtick, so the closing fence is the last three characters or absent.
+    if len(text) - body_start < len(_FENCE_TICKS) or not text.endswith(_FENCE_TICKS):
+        return text
+    return text[body_start : len(text) - len(_FENCE_TICKS)].rstrip().strip(_JSON_WS)
 
 
 def _decode(body: str) -> Any:
     if not body:
         raise ProtocolError("not_json", "the reply is empty")
+    repeated: list[str] = []
+
+    def keep_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj: dict[str, Any] = {}
+        for key, val in pairs:
+            if key in obj:
+                repeated.append(key)
+            obj[key] = val
+        return obj
+
     try:
-        decoder = json.JSONDecoder(object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant)
+        decoder = json.JSONDecoder(object_pairs_hook=keep_pairs, parse_constant=_reject_constant)
         value, end = decoder.raw_decode(body)
-    except _DuplicateKey as dup:
-        raise ProtocolError("wrong_type", f"field {str(dup)!r} appears twice") from None
     except _NonStandardConstant as constant:
         raise ProtocolError("not_json", f"{constant} is not JSON") from None
     except json.JSONDecodeError as err:
@@ -184,6 +189,8 @@ def _decode(body: str) -> Any:
     if rest:
         what = "a second JSON value (one action per turn)" if rest[0] in "{[" else "extra text"
         raise ProtocolError("trailing_text", f"{what} after the JSON object: {rest[:40]!r}")
+    if repeated:  # a schema error on a JSON object: the value (last key wins) goes with it, as for the others
+        raise ProtocolError("wrong_type", f"field {repeated[0][:40]!r} appears twice", value=value)
     return value
 
 

@@ -4,7 +4,7 @@ Score per completion::
 
     1.0                  a valid action (`parse_action` accepts it)
     SCHEMA_CREDIT (0.5)  a JSON object that breaks the schema (unknown action, missing/extra field,
-                         wrong type, a field too long)
+                         a repeated key, wrong type, a field too long)
     NON_OBJECT_CREDIT    JSON, but not an object (a list, a string, a number)
        (0.25)
     0.0                  anything else: not JSON, trailing text or a second action, an over-long reply

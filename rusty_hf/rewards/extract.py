@@ -30,11 +30,26 @@ LANGUAGE_TAGS: dict[str, tuple[str, ...]] = {
 }
 LANGUAGE_EXTENSIONS: dict[str, str] = {"python": ".py", "rust": ".rs"}
 
-# An opening fence: three or more backticks, an optional tag, the rest of the line.
-_FENCE = re.compile(r"^[ \t]*(`{3,})[ \t]*([\w+#.-]*)[^\n]*\n", re.MULTILINE)
+# Every pattern here runs in time linear in the text (a reward parses whatever a policy writes, and a
+# backtracking regex let one 600-character completion hold a training step for seconds):
+# an opening fence is found by its line start and backticks alone, its tag read by a pattern whose
+# parts share no characters, and object starts by a literal pair.
+_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,})", re.MULTILINE)
+_FENCE_TAG = re.compile(r"[ \t]*([\w+#.-]*)")
 # Where a JSON object that starts with a key may begin; scanning every "{" of a code-heavy
 # completion with a JSON decoder would be quadratic.
 _OBJECT_START = re.compile(r'\{\s*"')
+# How far the JSON decoder may read in all, per character of text: each failed start costs what it
+# read, and nested starts (``{"a":{"a":...``) would otherwise re-read the same span once per level.
+_DECODE_BUDGET_PER_CHAR = 4
+_DECODE_BUDGET_MIN = 1 << 16
+# The slices the decoder tries at one start before the rest of the text (see _decode_at), and how
+# near a slice's end a failure must be to count as the cut's doing (a cut number or literal).
+_DECODE_WINDOWS = (64, 4096)
+_CUT_SLACK = 8
+# Longest text read at all. Generations are a few thousand tokens (~10K characters); anything past
+# this is a runaway, scored as holding no code (the rewards refuse programs over 100K characters anyway).
+MAX_SCAN_CHARS = 200_000
 
 
 def completion_text(completion: str | Sequence[Mapping] | None) -> str:
@@ -65,31 +80,74 @@ def completion_text(completion: str | Sequence[Mapping] | None) -> str:
 
 
 def fenced_blocks(text: str) -> list[tuple[str, str]]:
-    """Return ``(tag, body)`` for every fenced block, in order; an unclosed last block runs to the end."""
+    """Return ``(tag, body)`` for every fenced block, in order; an unclosed last block runs to the end.
+
+    A text over ``MAX_SCAN_CHARS`` holds none.
+    """
+    if len(text) > MAX_SCAN_CHARS:
+        return []
     blocks = []
     pos = 0
-    while match := _FENCE.search(text, pos):
-        ticks, tag = match.group(1), match.group(2).lower()
-        close = re.compile(rf"^[ \t]*{ticks}`*[ \t]*$", re.MULTILINE).search(text, match.end())
+    while match := _FENCE_OPEN.search(text, pos):
+        ticks = match.group(1)
+        tag = _FENCE_TAG.match(text, match.end()).group(1).lower()
+        line_end = text.find("\n", match.end())
+        if line_end < 0:  # a fence on the last line opens an empty block
+            blocks.append((tag, ""))
+            break
+        body_start = line_end + 1
+        close = re.compile(rf"^[ \t]*{ticks}`*[ \t]*$", re.MULTILINE).search(text, body_start)
         body_end = close.start() if close else len(text)
-        blocks.append((tag, text[match.end() : body_end]))
+        blocks.append((tag, text[body_start:body_end]))
         pos = close.end() if close else len(text)
     return blocks
 
 
+def _decode_at(decoder: json.JSONDecoder, text: str, start: int) -> tuple[object, int, int]:
+    """Decode the JSON value at ``start``: ``(value, end, cost)``, or ``(None, -1, cost)`` when there is none.
+
+    The decoder reads a slice, not the whole text: a failure's ``JSONDecodeError`` counts the lines
+    before its position, so failing at start after start in one long text is quadratic. The slice
+    widens only when the failure may be the cut's doing (at its end, or inside a cut string); ``cost``
+    is the characters copied and read.
+    """
+    cost = 0
+    for width in (*_DECODE_WINDOWS, len(text) - start):
+        chunk = text[start : start + width]
+        cost += len(chunk)
+        try:
+            value, end = decoder.raw_decode(chunk)
+            return value, start + end, cost
+        except json.JSONDecodeError as err:
+            cut = start + width < len(text)
+            if not cut or (err.pos < len(chunk) - _CUT_SLACK and not err.msg.startswith("Unterminated string")):
+                return None, -1, cost
+        except (ValueError, RecursionError):  # an absurd number or nesting
+            return None, -1, cost
+    return None, -1, cost
+
+
 def json_objects(text: str) -> list[dict]:
-    """Every JSON object embedded in ``text`` that starts with a key, in order (prose between them skipped)."""
+    """Every JSON object embedded in ``text`` that starts with a key, in order (prose between them skipped).
+
+    The decoder's total reading is capped at a few times the text's length, so a text built to make
+    every start fail (``{"{"{"...``, deeply nested prefixes) costs linear time; such a text may then
+    yield fewer objects than it holds, never more. A text over ``MAX_SCAN_CHARS`` holds none.
+    """
+    if len(text) > MAX_SCAN_CHARS:
+        return []
     decoder = json.JSONDecoder()
     objects = []
     pos = 0
-    while match := _OBJECT_START.search(text, pos):
-        try:
-            obj, end = decoder.raw_decode(text, match.start())
-        except ValueError:
+    budget = _DECODE_BUDGET_PER_CHAR * len(text) + _DECODE_BUDGET_MIN
+    while budget > 0 and (match := _OBJECT_START.search(text, pos)):
+        value, end, cost = _decode_at(decoder, text, match.start())
+        budget -= cost
+        if end < 0:
             pos = match.start() + 1
             continue
-        if isinstance(obj, dict):
-            objects.append(obj)
+        if isinstance(value, dict):
+            objects.append(value)
         pos = end
     return objects
 
@@ -108,7 +166,7 @@ def _longest_last(candidates: list[str]) -> str:
 
 
 def extract_code(text: str, language: str = "python") -> str | None:
-    """Return the program in ``text`` for ``language`` ("python" or "rust"), or None if it is empty.
+    """Return the program in ``text`` for ``language`` ("python" or "rust"); None if empty or over ``MAX_SCAN_CHARS``.
 
     >>> extract_code("Here you go:\\n```python\\ndef f():\\n    return 1\\n```\\nDone.")
     'def f():\\n    return 1\\n'
@@ -117,6 +175,8 @@ def extract_code(text: str, language: str = "python") -> str | None:
     """
     if language not in LANGUAGE_TAGS:
         raise ValueError(f"unknown language {language!r}; expected one of {sorted(LANGUAGE_TAGS)}")
+    if len(text) > MAX_SCAN_CHARS:
+        return None
     extension = LANGUAGE_EXTENSIONS[language]
     edits = [
         a["content"] for a in edit_actions(text) if not isinstance(a.get("path"), str) or a["path"].endswith(extension)
