@@ -183,3 +183,18 @@ def test_schema_and_parser_agree(obj):
     except ProtocolError:
         parser_ok = False
     assert schema_ok == parser_ok
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [('{"action": "MSG", "message": "Tests pass.\\nNe', "Tests pass.\nNe"),
+     ('{"action": "MSG", "message": "caf\\u00', "caf"),  # a cut escape waits for its digits
+     ('{"action": "MSG", "message": "caf\\u00e9."}', "café."),
+     ('{"action": "MSG", "message": "a\\\\u00', "a\\u00"),  # an escaped backslash, then text
+     ('{"action": "CMD", "command": "ls"}', None),
+     ('{"act', None)],
+)  # fmt: skip
+def test_partial_message_decodes_a_streaming_msg(text, expected):
+    from rusty_hf.protocol.actions import partial_message
+
+    assert partial_message(text) == expected

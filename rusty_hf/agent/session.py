@@ -9,7 +9,10 @@
 
 One user message may lead to several steps: after a CMD or EDIT the model sees the result (as a
 ``tool`` message, rendered as a ``<|system|>`` turn) and acts again, until it answers MSG or
-``max_steps`` actions have run. A reply that is not a valid action gets the protocol's correction
+``max_steps`` actions have run. An action identical to the two before it (within one user message)
+is not run a third time: the step says so and control returns to the user. An action the workspace
+cannot carry out (a refused path, a command holding a NUL character, a work dir over its size
+limit) is answered with one line naming the problem, which the model sees too; nothing is raised. A reply that is not a valid action gets the protocol's correction
 message (a ``system`` turn) and another try, at most ``max_retries`` times per step. With
 ``dry_run`` on, CMDs and EDITs are shown to the model and the user as not executed.
 
@@ -33,6 +36,7 @@ from transformers import (
 
 from rusty_hf.agent.tool_calling import enable_tool_calling
 from rusty_hf.agent.workspace import PathRefused, Workspace
+from rusty_hf.sandbox import SandboxError
 from rusty_hf.protocol import (
     Action,
     ProtocolError,
@@ -42,6 +46,8 @@ from rusty_hf.protocol import (
 from rusty_hf.tokenizer import generation_eos_ids
 
 MAX_RESULT_CHARS = 2000  # what the model sees of a command's output (its tail)
+MAX_REPEATS = 2  # times one action may run in a row within a user message
+REPEAT_NOTE = "[not run again: the same action came {n} times in a row. Tell Rusty what to do differently.]"
 
 
 @dataclass
@@ -54,6 +60,7 @@ class Step:
     executed: bool = False  # False for MSG, a dry run, a refusal, or no valid action
     error: ProtocolError | None = None  # set when every retry was malformed
     retries: int = 0
+    repeated: bool = False  # the same action as the last MAX_REPEATS ones: not run, the turn ends
 
 
 class AgentSession:
@@ -110,9 +117,17 @@ class AgentSession:
     def respond(self, user_text: str) -> Iterator[Step]:
         """Add a user message and yield each step the model takes, executing as it goes."""
         self.messages.append({"role": "user", "content": user_text})
+        previous: list[Action] = []
         for _ in range(self.max_steps):
             step = self._next_action()
             if step.action is not None and step.action.action != "MSG":
+                if len(previous) >= MAX_REPEATS and all(a == step.action for a in previous[-MAX_REPEATS:]):
+                    step.repeated = True
+                    step.result = REPEAT_NOTE.format(n=MAX_REPEATS + 1)
+                    self.messages.append({"role": "tool", "name": step.action.action, "content": step.result})
+                    yield step
+                    return
+                previous.append(step.action)
                 step.result, step.executed = self.execute(step.action)
                 self.messages.append({"role": "tool", "name": step.action.action, "content": step.result})
             yield step
@@ -137,11 +152,18 @@ class AgentSession:
         return Step(None, raw, error=error, retries=self.max_retries)
 
     def execute(self, action: Action) -> tuple[str, bool]:
-        """Run a CMD or apply an EDIT in the workspace; returns (result text, executed)."""
+        """Run a CMD or apply an EDIT in the workspace; returns (result text, executed).
+
+        What the workspace refuses or cannot do comes back as the result text, never as an exception:
+        a bad action from the model must not end the user's session.
+        """
         if action.action == "CMD":
             if self.dry_run:
                 return f"[dry run] not executed: {action.command}", False
-            return self.workspace.run(action.command).describe(MAX_RESULT_CHARS), True
+            try:
+                return self.workspace.run(action.command).describe(MAX_RESULT_CHARS), True
+            except (ValueError, OSError, SandboxError) as exc:  # CommandRefused, WorkspaceTooBig, ...
+                return f"[not run: {exc}]", False
         if action.action == "EDIT":
             try:
                 target = self.workspace.resolve(action.path)

@@ -26,6 +26,7 @@ from rusty_hf.agent.session import AgentSession, Step
 from rusty_hf.agent.workspace import Workspace
 from rusty_hf.inference import QUANTIZATIONS, load_model
 from rusty_hf.protocol import ProtocolError
+from rusty_hf.protocol.actions import partial_message
 from rusty_hf.tokenizer import check_tokenizer
 from rusty_hf.upstream_notices import quiet_upstream_notices
 
@@ -94,31 +95,44 @@ def _print(text: str = "", end: str = "\n") -> None:
 
 
 class ReplyPrinter:
-    """Streams reply chunks, opening each reply with a ``rusty>`` label."""
+    """Streams a reply as it is generated: a MSG as its text, not JSON; other actions once whole (``show_step``)."""
 
     def __init__(self) -> None:
-        self.fresh = True
+        self.reset()
+
+    def reset(self) -> None:
+        """Start a new reply (after each step, and after a malformed reply that gets a retry)."""
+        self.fresh, self.buffer, self.shown = True, "", 0
 
     def __call__(self, chunk: str) -> None:
+        self.buffer += chunk
+        text = partial_message(self.buffer)
+        if text is None or len(text) == self.shown:
+            return
         if self.fresh:
             _print("rusty> ", end="")
             self.fresh = False
-        _print(chunk, end="")
+        _print(text[self.shown :], end="")
+        self.shown = len(text)
 
 
 def show_step(step: Step, printer: ReplyPrinter | None = None) -> None:
-    """What happened, after the streamed reply: the action's effect, or why there was none."""
-    _print()
+    """What happened, after the reply: the MSG's text (unless it streamed), the action and its effect."""
+    streamed = printer is not None and not printer.fresh
     if printer is not None:
-        printer.fresh = True
+        printer.reset()
     if step.error is not None:
+        _print(f"rusty> {step.raw}" if step.raw.strip() else "rusty> (empty reply)")
         _print(f"[no valid action after {step.retries + 1} tries: {step.error}]")
         return
     action = step.action
-    if action.action == "CMD":
-        _print(f"$ {action.command}")
-    elif action.action == "EDIT":
-        _print(f"[edit {action.path}]")
+    if action.action == "MSG":
+        _print("" if streamed else f"rusty> {action.message}")
+    elif action.action == "CMD":
+        _print(f"rusty> $ {action.command}")
+    else:
+        lines = action.content.count("\n") + (not action.content.endswith("\n"))
+        _print(f"rusty> [edit {action.path}: {lines} line{'s' if lines != 1 else ''}]")
     if step.result is not None:
         _print(step.result)
 
@@ -154,8 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     printer = ReplyPrinter()
 
     def on_retry(err: ProtocolError) -> None:
-        _print(f"\n[malformed reply ({err.kind}); sent the correction, retrying]")
-        printer.fresh = True
+        _print(f"{'' if printer.fresh else chr(10)}[malformed reply ({err.kind}); sent the correction, retrying]")
+        printer.reset()
     try:
         model, tokenizer = load_agent(args)
         workspace = Workspace(args.workdir, timeout=args.timeout)

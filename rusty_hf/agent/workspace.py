@@ -2,16 +2,25 @@
 
     from rusty_hf.agent.workspace import Workspace, PathRefused
     ws = Workspace("project/")
-    ws.write_file("src/main.py", "print('hi')\\n")      # PathRefused for '/etc/x', '../x', escaping symlinks
+    ws.write_file("src/main.py", "print('hi')\\n")      # PathRefused for '/etc/x', '../x', '.git/config', symlinks
     result = ws.run("python3 src/main.py > out.txt")     # out.txt now exists in project/
     print(result.output, result.returncode, result.changed)
 
-How a persistent work dir maps onto :func:`rusty_hf.sandbox.run`, which gives every run a fresh,
-private (under bubblewrap, in-memory) work dir holding only the ``files`` it is handed: each command
-gets the workspace's regular files (symlinks and ``EXCLUDED_DIRS`` left out), runs under ``/bin/sh``,
-and then a small snapshot program in the same sandbox prints, after a random per-run marker, the
-files the command created or changed and the ones it deleted. The host applies that list through
-the same path checks as an EDIT, so nothing a command does can write outside the workspace.
+How a persistent work dir maps onto :func:`rusty_hf.sandbox.run`: each command gets a fresh copy of
+the workspace's regular files (symlinks, special files and ``EXCLUDED_DIRS`` left out) in a work dir
+that the host owns, runs under ``/bin/sh`` in the sandbox, and, once every process of the run is
+dead, the host reads that copy back itself (``run(..., collect_files=True)``, see
+``rusty_hf.sandbox.readback``) and compares it with what it handed in: the files that differ were
+changed, the ones missing were deleted. Nothing the command prints is taken for what it changed.
+Every change then goes through the same checks as an EDIT.
+
+What a path may be, for an EDIT and for a command's changes alike: relative, inside the work dir,
+with no component in ``EXCLUDED_DIRS`` (compared case-insensitively: ``.git/config`` with an
+``fsmonitor`` hook would run on the host at the user's next ``git status``; ``.venv/bin/activate`` at
+the next activation), and no component that exists on the host as anything but a directory (or, for
+the last one, a regular file): symlinks, FIFOs and devices are refused, not followed. Writes go
+through directory file descriptors opened with ``O_NOFOLLOW`` and replace the file with a new one
+(a hard link to a file elsewhere is not written through); an existing file keeps its mode.
 
 Where this machine has a Rust toolchain (``rustc`` found as the Rust reward finds it), commands
 see it read-only: ``cargo``, ``rustc``, ``rustfmt`` and clippy of the toolchain's sysroot are on
@@ -19,62 +28,45 @@ PATH, cargo works offline with a ``CARGO_HOME`` of the run's own (``rusty_hf.age
 Without one, nothing is bound and ``cargo`` is simply not found. ``target/`` is not carried over,
 so each ``cargo`` command builds afresh.
 
-What is not carried over: file modes (an executable bit set by one command is gone in the next),
-symlinks and empty directories a command creates, and any change made by a command that timed out
-or was killed (``CommandResult.note`` says so). The sandbox's ``Limits.disk_mb`` bounds the
-workspace size; a larger one is refused with a message naming the fix.
+What is not carried over: file modes of new files (an executable bit set by one command is gone in
+the next), symlinks and empty directories a command creates, and any change made by a command that
+timed out or was killed (``CommandResult.note`` says so). The sandbox's ``Limits.disk_mb`` bounds
+the workspace size; a larger one is refused with a message naming the fix.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
 import os
 import secrets
-import sys
+import stat
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 from rusty_hf.agent.toolchain import CARGO_HOME_DIR, CommandToolchain, find_command_toolchain
 from rusty_hf.sandbox import Limits, run
+from rusty_hf.sandbox.readback import read_back
 
-# Directories never copied into the sandbox (nor back): version control, caches, environments, and
-# the run's own cargo home (inside the work dir where the sandbox has no private /tmp).
+# Directories never copied into the sandbox nor written from it, at any depth: version control (its
+# config and hooks run commands on the host), environments and their activation scripts, caches,
+# build output, and the run's own cargo home (inside the work dir where the sandbox has no /tmp).
 EXCLUDED_DIRS = frozenset(
-    {".git", ".hg", "__pycache__", ".venv", "venv", "node_modules", "target", ".mypy_cache", CARGO_HOME_DIR}
+    {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", "node_modules", "target", ".mypy_cache", CARGO_HOME_DIR}
 )
-DEFAULT_LIMITS = Limits(output_bytes=16 << 20)  # room for the snapshot after the command's own output
-
-# Runs inside the sandbox after the command: argv = [rc, marker, manifest json, excluded json].
-# Prints the marker line, then {"rc", "changed": {path: base64}, "deleted": [path]} on one line.
-_SNAPSHOT = r"""
-import base64, hashlib, json, os, sys
-rc, marker, before, excluded = int(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3]), set(json.loads(sys.argv[4]))
-changed, seen = {}, set()
-for top, dirs, files in os.walk("."):
-    dirs[:] = [d for d in dirs if d not in excluded and not os.path.islink(os.path.join(top, d))]
-    for name in files:
-        path = os.path.join(top, name)
-        if os.path.islink(path) or not os.path.isfile(path):
-            continue
-        rel = os.path.relpath(path, ".").replace(os.sep, "/")
-        with open(path, "rb") as f:
-            data = f.read()
-        seen.add(rel)
-        if before.get(rel) != hashlib.sha256(data).hexdigest():
-            changed[rel] = base64.b64encode(data).decode()
-deleted = sorted(set(before) - seen)
-sys.stdout.write("\n" + marker + "\n" + json.dumps({"rc": rc, "changed": changed, "deleted": deleted}) + "\n")
-"""
-# $1 the command, $2 the snapshot program, $3.. its arguments. The command runs in a child shell so
-# its own `exit` ends only itself; stdout is flushed by the child's exit before the snapshot starts.
-_WRAPPER = '/bin/sh -c "$1" </dev/null; rc=$?; exec "$3" -I -S -c "$2" "$rc" "$4" "$5" "$6"'
+_EXCLUDED_FOLDED = frozenset(name.casefold() for name in EXCLUDED_DIRS)
+DEFAULT_LIMITS = Limits(output_bytes=16 << 20)
 
 
 class PathRefused(ValueError):
-    """An EDIT or write-back path that would land outside the workspace."""
+    """An EDIT or write-back path that would land outside the workspace, in an excluded folder, or on a non-file."""
+
+
+class CommandRefused(ValueError):
+    """A CMD the workspace cannot run as given (empty, or holding a NUL character)."""
+
+
+class WorkspaceTooBig(ValueError):
+    """The work dir holds more than the sandbox's ``Limits.disk_mb`` allows a command to see."""
 
 
 @dataclass
@@ -132,98 +124,164 @@ class Workspace:
         """The Rust toolchain commands see; None without one (or with ``rust=False``). Looked up on first use."""
         return find_command_toolchain() if self.rust else None
 
-    def resolve(self, path: str) -> Path:
-        """Return the host path for ``path`` (relative to the root); PathRefused if it would leave the root.
-
-        Refused: empty or absolute paths, ``..`` that climbs above the root, and symlinks (anywhere
-        on the way) that point outside it.
-        """
+    def _parts(self, path: str) -> list[str]:
+        """The components of ``path`` below the root, checked lexically (the host's state comes after)."""
         if not isinstance(path, str) or not path.strip() or "\x00" in path:
             raise PathRefused(f"refused path {path!r}: give a relative path inside the work dir, e.g. 'src/main.py'")
         if os.path.isabs(path) or path.startswith("~"):
             raise PathRefused(f"refused path {path!r}: absolute paths are not allowed; use a path relative to {self.root}")
-        lexical = os.path.normpath(os.path.join(self.root, path))
-        if not _inside(lexical, self.root):
-            raise PathRefused(f"refused path {path!r}: '..' leads outside the work dir {self.root}")
-        real = os.path.realpath(lexical)
-        if not _inside(real, self.root):
-            raise PathRefused(f"refused path {path!r}: a symlink leads outside the work dir (to {real})")
-        if real == str(self.root):
+        normal = os.path.normpath(path)
+        if normal == ".":
             raise PathRefused(f"refused path {path!r}: that is the work dir itself, not a file in it")
-        return Path(real)
+        parts = normal.split(os.sep)
+        if parts[0] == "..":
+            raise PathRefused(f"refused path {path!r}: '..' leads outside the work dir {self.root}")
+        for part in parts:
+            if part.casefold() in _EXCLUDED_FOLDED:
+                raise PathRefused(
+                    f"refused path {path!r}: {part!r} is off limits (version control, environments and build "
+                    "folders are never written by Rusty; edit them yourself)"
+                )
+        return parts
+
+    def resolve(self, path: str) -> Path:
+        """Return the host path for ``path`` (relative to the root); PathRefused if Rusty may not write there.
+
+        Refused: empty or absolute paths, ``..`` that climbs above the root, a component in
+        ``EXCLUDED_DIRS``, and any component that exists as something other than a directory (the
+        last one: other than a regular file or a directory) -- symlinks included, wherever they point.
+        """
+        parts = self._parts(path)
+        current = str(self.root)
+        for i, part in enumerate(parts):
+            current = os.path.join(current, part)
+            try:
+                mode = os.lstat(current).st_mode
+            except FileNotFoundError:
+                break
+            except OSError as exc:
+                raise PathRefused(f"refused path {path!r}: {exc.strerror}") from None
+            last = i == len(parts) - 1
+            if stat.S_ISLNK(mode):
+                raise PathRefused(f"refused path {path!r}: {'/'.join(parts[: i + 1])!r} is a symlink; Rusty writes only real files")
+            if not stat.S_ISDIR(mode) and not (last and stat.S_ISREG(mode)):
+                what = "a file, not a directory" if stat.S_ISREG(mode) else "not a regular file"
+                raise PathRefused(f"refused path {path!r}: {'/'.join(parts[: i + 1])!r} is {what}")
+        return self.root.joinpath(*parts)
+
+    def _open_parent(self, parts: list[str], *, create: bool) -> int | None:
+        """A descriptor of the directory holding ``parts[-1]``, walked with O_NOFOLLOW; None if it is missing."""
+        fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for part in parts[:-1]:
+                try:
+                    child = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                except FileNotFoundError:
+                    if not create:
+                        os.close(fd)
+                        return None
+                    os.mkdir(part, 0o755, dir_fd=fd)
+                    child = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                os.close(fd)
+                fd = child
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
 
     def write_file(self, path: str, content: str | bytes) -> Path:
         """Write a whole file (an EDIT), creating its parent directories; returns the host path."""
         target = self.resolve(path)
         if target.is_dir():
             raise PathRefused(f"refused path {path!r}: it is a directory")
-        target.parent.mkdir(parents=True, exist_ok=True)
+        parts = self._parts(path)
         data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
-        # O_NOFOLLOW: a symlink planted at the final component after the check is not followed.
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
+        try:
+            dir_fd = self._open_parent(parts, create=True)
+        except OSError as exc:  # ELOOP/ENOTDIR: a component turned into a symlink or file after the check
+            raise PathRefused(f"refused path {path!r}: {exc.strerror}") from None
+        try:
+            _replace_file(dir_fd, parts[-1], data)
+        finally:
+            os.close(dir_fd)
         return target
 
+    def delete_file(self, path: str) -> bool:
+        """Remove a regular file (a command's deletion); False when there is none. Never follows a symlink."""
+        self.resolve(path)
+        parts = self._parts(path)
+        dir_fd = self._open_parent(parts, create=False)
+        if dir_fd is None:
+            return False
+        try:
+            if not stat.S_ISREG(os.lstat(parts[-1], dir_fd=dir_fd).st_mode):
+                return False
+            os.unlink(parts[-1], dir_fd=dir_fd)
+            return True
+        except FileNotFoundError:
+            return False
+        finally:
+            os.close(dir_fd)
+
     def files(self) -> dict[str, bytes]:
-        """The workspace's regular files (relative path -> bytes), as a command sees them."""
-        out: dict[str, bytes] = {}
-        budget = self.limits.disk_mb << 20
-        for top, dirs, names in os.walk(self.root):
-            dirs[:] = sorted(d for d in dirs if d not in EXCLUDED_DIRS and not os.path.islink(os.path.join(top, d)))
-            for name in sorted(names):
-                host = os.path.join(top, name)
-                if os.path.islink(host) or not os.path.isfile(host):
-                    continue
-                with open(host, "rb") as f:
-                    data = f.read()
-                out[os.path.relpath(host, self.root).replace(os.sep, "/")] = data
-                budget -= len(data)
-                if budget < 0:
-                    raise ValueError(
-                        f"work dir {self.root} holds more than Limits.disk_mb={self.limits.disk_mb} MB of files; "
-                        "point --workdir at a smaller directory or raise the limit"
-                    )
-        return out
+        """The workspace's regular files (relative path -> bytes), as a command sees them.
+
+        Raises:
+            WorkspaceTooBig: the files exceed ``Limits.disk_mb`` (or the walk's entry/depth caps).
+        """
+        files, problem = read_back(str(self.root), skip_dirs=EXCLUDED_DIRS, max_bytes=self.limits.disk_mb << 20)
+        if files is None:
+            raise WorkspaceTooBig(
+                f"the work dir {self.root} is too big for a command ({problem}; the limit is "
+                f"{self.limits.disk_mb} MB): delete what you do not need there (build output, data), "
+                "or point --workdir at a smaller folder"
+            )
+        return files
 
     def run(self, command: str) -> CommandResult:
-        """Run ``command`` with ``/bin/sh`` in the sandbox on a copy of the workspace, then apply its file changes."""
+        """Run ``command`` with ``/bin/sh`` in the sandbox on a copy of the workspace, then apply its file changes.
+
+        Raises:
+            CommandRefused: an empty command, or one holding a NUL character (no shell can run it).
+            WorkspaceTooBig: see :meth:`files`.
+        """
         if not isinstance(command, str) or not command.strip():
-            raise ValueError(f"command must be a non-empty shell command string, got {command!r}")
+            raise CommandRefused(f"command must be a non-empty shell command string, got {command!r}")
+        if "\x00" in command:
+            raise CommandRefused("refused command: it holds a NUL character (\\u0000), which no shell can run")
         files = self.files()
-        manifest = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
-        marker = f"rusty-workspace-{secrets.token_hex(16)}"
         tools = self.rust_toolchain
-        wrapper = tools.prelude + _WRAPPER if tools else _WRAPPER
-        argv = ["/bin/sh", "-c", wrapper, "sh", command, _SNAPSHOT, sys.executable, marker]
-        argv += [json.dumps(manifest), json.dumps(sorted(EXCLUDED_DIRS))]
+        script = tools.prelude + command if tools else command
         env = {**tools.env, **self.env} if tools else self.env  # the caller's own settings win
         ro_paths = tools.ro_paths if tools else ()
-        result = run(argv, files=files, timeout=self.timeout, limits=self.limits, env=env, ro_paths=ro_paths)
-        head, found, tail = result.stdout.rpartition(f"\n{marker}\n")
-        output = (head if found else result.stdout) + result.stderr
-        snapshot = _read_snapshot(tail) if found else None
-        if snapshot is None:
+        result = run(
+            ["/bin/sh", "-c", script], files=files, timeout=self.timeout, limits=self.limits, env=env,
+            ro_paths=ro_paths, collect_files=True, skip_dirs=sorted(EXCLUDED_DIRS),
+        )  # fmt: skip
+        out = CommandResult(command, result.returncode, result.stdout + result.stderr, result.timed_out)
+        killed = result.returncode is None or result.returncode < 0 or result.limit_hit is not None
+        if result.timed_out or killed:
             why = "timed out" if result.timed_out else f"ended early ({result.limit_hit or 'killed'})"
-            return CommandResult(command, result.returncode, output, result.timed_out, note=f"the command {why}; "
-                                 "its file changes were not kept")  # fmt: skip
-        out = CommandResult(command, snapshot["rc"], output, result.timed_out)
-        self._apply(snapshot, out)
+            out.note = f"the command {why}; its file changes were not kept"
+        elif result.files is None:
+            out.note = f"its file changes were not kept: {result.files_note}"
+        else:
+            self._apply(files, result.files, out)
         return out
 
-    def _apply(self, snapshot: dict, out: CommandResult) -> None:
+    def _apply(self, before: dict[str, bytes], after: dict[str, bytes], out: CommandResult) -> None:
         refused = []
-        for name, data in sorted(snapshot["changed"].items()):
+        for name in sorted(after):
+            if before.get(name) == after[name]:
+                continue
             try:
-                self.write_file(name, base64.b64decode(data))
+                self.write_file(name, after[name])
                 out.changed.append(name)
             except (PathRefused, OSError) as exc:
                 refused.append(f"{name}: {exc}")
-        for name in snapshot["deleted"]:
+        for name in sorted(before.keys() - after.keys()):
             try:
-                target = self.resolve(name)
-                if target.is_file():
-                    target.unlink()
+                if self.delete_file(name):
                     out.deleted.append(name)
             except (PathRefused, OSError) as exc:
                 refused.append(f"{name}: {exc}")
@@ -231,16 +289,25 @@ class Workspace:
             out.note = "not applied: " + "; ".join(refused)
 
 
-def _inside(path: str, root: Path) -> bool:
-    return path == str(root) or path.startswith(str(root) + os.sep)
-
-
-def _read_snapshot(text: str) -> dict | None:
-    """The snapshot line, checked; None when the run ended before writing a complete one."""
+def _replace_file(dir_fd: int, name: str, data: bytes) -> None:
+    """Write ``name`` in ``dir_fd`` as a new file renamed over the old one, keeping an existing file's mode."""
     try:
-        snapshot = json.loads(text.strip().splitlines()[0])
-    except (ValueError, IndexError):
-        return None
-    ok = isinstance(snapshot, dict) and isinstance(snapshot.get("rc"), int)
-    ok = ok and isinstance(snapshot.get("changed"), dict) and isinstance(snapshot.get("deleted"), list)
-    return snapshot if ok else None
+        old = os.lstat(name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        old = None
+    if old is not None and not stat.S_ISREG(old.st_mode):
+        raise PathRefused(f"refused path {name!r}: not a regular file")
+    temp = f".{name[:200]}.rusty-{secrets.token_hex(6)}"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=dir_fd)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            if old is not None:
+                os.fchmod(f.fileno(), stat.S_IMODE(old.st_mode))
+        os.rename(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        try:
+            os.unlink(temp, dir_fd=dir_fd)
+        except OSError:
+            pass
+        raise

@@ -230,6 +230,34 @@ def _check_field(name: str, field: str, val: Any, obj: dict) -> None:
         raise ProtocolError("not_json", f"{field!r} holds a lone \\u surrogate escape, not text", name) from None
 
 
+# The start of a MSG as constrained decoding (and any tidy model) writes it, and its string body so far.
+_MSG_HEAD = re.compile(r'\s*(?:```[A-Za-z]*\s*)?\{\s*"action"\s*:\s*"MSG"\s*,\s*"message"\s*:\s*"')
+_STRING_BODY = re.compile(r'(?:[^"\\]|\\.)*')  # stops before a closing quote or a lone trailing backslash
+
+
+def partial_message(text: str) -> str | None:
+    """The text of a MSG action still being generated, decoded so far; None when ``text`` is not one.
+
+    For showing a reply as it streams: a MSG reads as prose, not JSON. A cut escape at the end waits
+    for the next chunk.
+
+    >>> partial_message('{"action": "MSG", "message": "Tests pass.\\nNext')
+    'Tests pass.\nNext'
+    >>> partial_message('{"action": "CMD", "command": "ls"}') is None
+    True
+    """
+    head = _MSG_HEAD.match(text)
+    if head is None:
+        return None
+    body = _STRING_BODY.match(text, head.end()).group()
+    for cut in range(5):  # a "\\u" escape missing up to four hex digits
+        try:
+            return json.loads(f'"{body[: len(body) - cut]}"')
+        except ValueError:
+            continue
+    return None  # a malformed escape: the parser will say so when the reply ends
+
+
 def parse_action(text: str) -> Action:
     """Parse one action from a model's reply; raise `ProtocolError` (and nothing else) if it is not valid.
 

@@ -135,6 +135,7 @@ def bwrap_argv(
     as_root: bool,
     fresh_netns: bool | None = None,
     extra: Sequence[str] = (),
+    workdir_bind: str | None = None,
 ) -> tuple[list[str], list[int]]:
     """The bwrap prefix for one run and the memfds it reads the files from (caller closes them).
 
@@ -142,6 +143,8 @@ def bwrap_argv(
     False with ``network=False`` means the caller spawns bwrap inside a namespace leased for the
     run (``netns_pool``); only root can, as a user namespace would need a network one of its own.
     ``extra``: more bwrap options (e.g. ``start_gate``'s ``--info-fd``/``--block-fd``).
+    ``workdir_bind``: a host directory, already holding the files, bound read-write at :data:`WORKDIR`
+    instead of the in-memory one (``files`` is then ignored): the host reads it back after the run.
 
     ``as_root``: bwrap runs as real root, so it skips the user namespace (inside it only uid 0
     would be mapped) and keeps CAP_SETUID/SETGID/SETPCAP for the ``setpriv`` that follows, which
@@ -165,7 +168,10 @@ def bwrap_argv(
         args += ["--symlink", target, f"/dev/{name}"]
     args += ["--perms", "1777", "--dir", "/dev/shm"]
     args += ["--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
-    args += ["--perms", "0777", "--size", size, "--tmpfs", WORKDIR]
+    if workdir_bind is None:
+        args += ["--perms", "0777", "--size", size, "--tmpfs", WORKDIR]
+    else:
+        args += ["--bind", workdir_bind, WORKDIR]
     # Binds come after the tmpfs mounts, so a ro_path under /tmp is not hidden by them.
     binds = [p for p in python_roots() if not _covered(p, ro_paths)]
     binds += [p for p in ro_paths if not _covered(p, ["/usr", *[b for b in binds if b != p]])]
@@ -178,7 +184,7 @@ def bwrap_argv(
         made.add(path)
     fds: list[int] = []
     try:
-        args += _files_args(files, fds)
+        args += _files_args(files, fds) if workdir_bind is None else []
     except BaseException:
         close_fds(fds)
         raise

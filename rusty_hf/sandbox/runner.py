@@ -51,8 +51,9 @@ from rusty_hf.sandbox.namespaces import WORKDIR, bwrap_argv, check_ro_paths, clo
 from rusty_hf.sandbox.netns_pool import Netns, NetnsPool, pool_for_process
 from rusty_hf.sandbox.output import OutputPump
 from rusty_hf.sandbox.processes import kill_uid
+from rusty_hf.sandbox.readback import read_back
 from rusty_hf.sandbox.start_gate import StartGate
-from rusty_hf.sandbox.workdir import check_files, make_host_workdir, remove_host_workdir
+from rusty_hf.sandbox.workdir import check_files, host_workdir_parent, make_host_workdir, remove_host_workdir
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +78,10 @@ class SandboxResult:
     duration_s: float
     limit_hit: str | None  # None, "timeout", "cpu", "memory", "fsize", "nofile", "nproc", "output"
     layers: tuple[str, ...]  # isolation layers that were active for this run
+    # With collect_files: the work dir's regular files after the run, read by the host itself (None
+    # when it could not be read back, and files_note says why).
+    files: dict[str, bytes] | None = None
+    files_note: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -117,6 +122,9 @@ class _Launch:
     def teardown(self) -> None:
         close_fds(self.pass_fds)
         self.pass_fds = []
+        if self.host_workdir is not None:  # first: its /dev/shm pages are charged to the run's cgroup
+            workdir, self.host_workdir = self.host_workdir, None
+            remove_host_workdir(workdir)
         if self.gate is not None:
             self.gate.close()
         if self.netns is not None and self.netns_pool is not None:
@@ -125,8 +133,6 @@ class _Launch:
         if self.cgroups is not None and self.cgroup_pool is not None:
             cgroups, self.cgroups = self.cgroups, None
             self.cgroup_pool.give_back(cgroups)
-        if self.host_workdir is not None:
-            remove_host_workdir(self.host_workdir)
 
 
 def _environment(home: str, tmp: str, extra: Mapping[str, str] | None) -> dict[str, str]:
@@ -147,6 +153,7 @@ def _plan(
     ro_paths: list[str],
     env: Mapping[str, str] | None,
     caps: SandboxCapabilities,
+    collect: bool = False,
 ) -> _Launch:
     """Build the wrapper chain for one run, borrow its cgroups and make its work dir."""
     uid = run_uid() if caps.switches_uid else None
@@ -188,17 +195,23 @@ def _plan(
             launch.shared_fds = (fd,)
         elif uid is not None:
             inner += setpriv_argv(caps.setpriv, uid, no_new_privs=not caps.bwrap)
+        if collect:  # a work dir the host owns and reads back itself (see readback.py)
+            parent = host_workdir_parent(2 * limits.disk_mb)
+            launch.host_workdir = make_host_workdir(files, owner=uid, parent=parent)
         if caps.bwrap:
             outer, file_fds = bwrap_argv(
                 caps.bwrap, files=files, ro_paths=ro_paths, network=network, disk_mb=limits.disk_mb,
                 as_root=caps.root, fresh_netns=fresh_netns, extra=launch.gate.bwrap_args if launch.gate else (),
+                workdir_bind=launch.host_workdir,
             )  # fmt: skip
             launch.pass_fds += file_fds
             launch.bwrap = True
             launch.env = _environment(WORKDIR, "/tmp", env)  # both private to the run
         else:
             outer = unshare_argv(caps.unshare, fresh_netns=fresh_netns) if caps.unshare else []
-            launch.host_workdir = launch.cwd = make_host_workdir(files, owner=uid)
+            if launch.host_workdir is None:
+                launch.host_workdir = make_host_workdir(files, owner=uid)
+            launch.cwd = launch.host_workdir
             launch.env = _environment(launch.cwd, launch.cwd, env)  # temp files go with the work dir
         if launch.cgroups is not None and launch.gate is None:
             script = launch.cgroups.join_script()
@@ -271,6 +284,8 @@ def run(
     ro_paths: Sequence[str] = (),
     env: dict[str, str] | None = None,
     caps: SandboxCapabilities | None = None,
+    collect_files: bool = False,
+    skip_dirs: Sequence[str] = (),
 ) -> SandboxResult:
     """Run ``argv`` in a fresh work dir holding ``files`` (its cwd and HOME), with every layer available.
 
@@ -284,6 +299,11 @@ def run(
         ro_paths: extra host paths (absolute) made readable, read-only, at the same place.
         env: extra environment variables on top of the clean PATH/HOME/LANG/TMPDIR.
         caps: layers to use; None uses all that work here (``capabilities()``). For tests/benchmarks.
+        collect_files: once every process of the run is dead, read the work dir's regular files back
+            into ``SandboxResult.files``. The work dir is then a host directory (on /dev/shm where it
+            can be, charged to the run's memory cgroup) bound in read-write, and the host walks it
+            itself (``readback.py``): nothing the command prints is taken for what it changed.
+        skip_dirs: directory names the read-back does not enter (e.g. ``.git``), at any depth.
 
     Returns:
         A :class:`SandboxResult`. Raises ValueError for bad arguments and SandboxError only when
@@ -296,9 +316,14 @@ def run(
     if total > limits.disk_mb << 20:
         raise ValueError(f"files hold {total >> 20} MB, more than Limits.disk_mb={limits.disk_mb}; raise disk_mb")
     caps = caps if caps is not None else capabilities()
-    launch = _plan(argv, checked_files, limits, network, ro, env, caps)
+    launch = _plan(argv, checked_files, limits, network, ro, env, caps, collect=collect_files)
     try:
-        return _execute(launch, limits, timeout)
+        result = _execute(launch, limits, timeout)
+        if collect_files:
+            result.files, result.files_note = read_back(
+                launch.host_workdir, skip_dirs=skip_dirs, max_bytes=limits.disk_mb << 20
+            )
+        return result
     finally:
         launch.teardown()
 

@@ -1,8 +1,11 @@
 """The files of a run: checking the names callers give, and the host work dir used without bubblewrap.
 
 Under bubblewrap the work dir is an in-memory tmpfs filled by bwrap itself (see ``namespaces.py``);
-without it, :func:`make_host_workdir` writes the files into a fresh ``tempfile.mkdtemp`` directory
-that :func:`remove_host_workdir` deletes afterwards.
+without it, or when the caller reads the work dir back (``run(..., collect_files=True)``),
+:func:`make_host_workdir` writes the files into a fresh ``tempfile.mkdtemp`` directory that
+:func:`remove_host_workdir` deletes afterwards. :func:`host_workdir_parent` puts one that is read
+back on ``/dev/shm`` where it can: tmpfs pages are charged to the run's memory cgroup, so a command
+that fills its work dir meets the memory cap instead of filling the host's disk.
 
     files = check_files({"solution.py": "def f(): ...", "data/in.txt": b"1 2"})
     path = make_host_workdir(files, owner=None)
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Mapping
 from pathlib import PurePosixPath
@@ -49,9 +53,22 @@ def parent_dirs(files: Mapping[str, bytes]) -> list[str]:
     return sorted(dirs, key=lambda d: (d.count("/"), d))
 
 
-def make_host_workdir(files: Mapping[str, bytes], owner: int | None) -> str:
-    """A fresh private temp dir holding ``files``; handed to uid/gid ``owner`` when given."""
-    root = tempfile.mkdtemp(prefix="rusty-sandbox-")
+SHM = "/dev/shm"
+
+
+def host_workdir_parent(room_mb: int) -> str | None:
+    """``/dev/shm`` when it is a writable directory with ``room_mb`` free, else None (the temp dir)."""
+    try:
+        info = os.statvfs(SHM)
+    except OSError:
+        return None
+    free_mb = info.f_bavail * info.f_frsize >> 20
+    return SHM if os.path.isdir(SHM) and os.access(SHM, os.W_OK | os.X_OK) and free_mb >= room_mb else None
+
+
+def make_host_workdir(files: Mapping[str, bytes], owner: int | None, parent: str | None = None) -> str:
+    """A fresh private temp dir (in ``parent``, default the temp dir) holding ``files``; owned by ``owner``."""
+    root = tempfile.mkdtemp(prefix="rusty-sandbox-", dir=parent)
     try:
         for d in parent_dirs(files):
             os.mkdir(os.path.join(root, d))
@@ -62,6 +79,9 @@ def make_host_workdir(files: Mapping[str, bytes], owner: int | None) -> str:
             for dirpath, dirnames, filenames in os.walk(root):
                 for entry in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
                     os.chown(entry, owner, owner)
+            # bwrap enters it as root without CAP_DAC_OVERRIDE before switching to ``owner``: others
+            # may search the top (not list it); what is inside stays the owner's.
+            os.chmod(root, 0o711)
     except BaseException:
         remove_host_workdir(root)
         raise
@@ -82,4 +102,7 @@ def remove_host_workdir(path: str) -> None:
         except OSError:
             pass
 
-    shutil.rmtree(path, onerror=_retry_writable)
+    try:
+        shutil.rmtree(path, onerror=_retry_writable)
+    except RecursionError:  # a run nested directories deeper than Python's recursion limit
+        subprocess.run(["rm", "-rf", "--one-file-system", "--", path], check=False, capture_output=True)

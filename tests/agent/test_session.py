@@ -5,6 +5,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from rusty_hf.agent.session import AgentSession
 from rusty_hf.agent.workspace import Workspace
+from rusty_hf.sandbox import Limits
 from tests.agent.conftest import SYSTEM_PROMPT
 
 
@@ -78,3 +79,40 @@ def test_constrained_decoding_turns_the_same_request_into_a_valid_action(make_se
 def test_bad_limits_are_rejected(make_session):
     with pytest.raises(ValueError, match="max_steps"):
         make_session(max_steps=0)
+
+
+def _replying(session, *replies):
+    """The session's model replaced by fixed replies, for properties of what the session does with them."""
+    queue = list(replies)
+    session.generate = lambda: queue.pop(0) if len(queue) > 1 else queue[0]
+    return session
+
+
+@pytest.mark.parametrize(
+    "reply, expected",
+    [('{"action": "CMD", "command": "echo a\\u0000b"}', "NUL character"),
+     ('{"action": "EDIT", "path": ".git/config", "content": "[core]"}', "off limits"),
+     ('{"action": "EDIT", "path": "a\\u0000b", "content": "x"}', "refused path")],
+)  # fmt: skip
+def test_a_bad_action_gets_one_clear_line_and_the_session_goes_on(make_session, reply, expected):
+    session = _replying(make_session(), reply)
+    (step,) = session.respond("do it")
+    assert not step.executed and expected in step.result and "\n" not in step.result
+    assert session.messages[-1]["role"] == "tool"
+    assert not (session.workspace.root / ".git").exists()
+
+
+def test_a_full_workspace_is_named_with_its_fix(make_session):
+    session = _replying(make_session(), '{"action": "CMD", "command": "ls"}')
+    session.workspace.limits = Limits(disk_mb=1)
+    (session.workspace.root / "big.bin").write_bytes(b"\0" * (2 << 20))
+    (step,) = session.respond("list")
+    assert not step.executed and "too big" in step.result and "--workdir" in step.result
+
+
+def test_an_action_is_not_run_a_third_time_in_a_row(make_session):
+    session = _replying(make_session(max_steps=4), '{"action": "CMD", "command": "echo again >> log.txt"}')
+    steps = list(session.respond("run the tests"))
+    assert [s.executed for s in steps] == [True, True, False] and steps[-1].repeated
+    assert "not run again" in steps[-1].result
+    assert (session.workspace.root / "log.txt").read_text() == "again\nagain\n"

@@ -45,8 +45,8 @@ def _say(child, text: str) -> str:
 def test_cmd_streams_the_action_and_runs_it_in_the_workdir(terminal):
     child, _, _ = terminal
     shown = _say(child, "list files")
-    assert 'rusty> {"action": "CMD", "command": "ls"}' in shown
-    assert "$ ls" in shown and "README.md" in shown and "[exit code 0]" in shown
+    assert "rusty> $ ls" in shown and '{"action"' not in shown
+    assert "README.md" in shown and "[exit code 0]" in shown
 
 
 def test_dry_toggle_shows_the_cmd_without_running_it(terminal):
@@ -61,7 +61,7 @@ def test_dry_toggle_shows_the_cmd_without_running_it(terminal):
 def test_edit_inside_the_workdir_is_written(terminal):
     child, workdir, _ = terminal
     _say(child, ":clear")
-    assert "[edit notes.txt]" in _say(child, "make notes")
+    assert "rusty> [edit notes.txt: 1 line]" in _say(child, "make notes")
     assert (workdir / "notes.txt").read_text() == "remember the milk"
 
 
@@ -69,11 +69,12 @@ def test_edit_leaving_the_workdir_is_refused_and_writes_nothing(terminal):
     child, workdir, _ = terminal
     _say(child, ":clear")
     shown = _say(child, "write evil")
-    assert '"path": "../evil.txt"' in shown and "refused path '../evil.txt'" in shown
+    assert "[edit ../evil.txt: 1 line]" in shown and "refused path '../evil.txt'" in shown
     assert not (workdir.parent / "evil.txt").exists()
     assert sorted(p.name for p in workdir.iterdir()) == ["README.md", "notes.txt"]
     _say(child, ":clear")
-    assert "Hi. What needs fixing?" in _say(child, "hello")  # the session goes on after a refusal
+    shown = _say(child, "hello")  # the session goes on after a refusal
+    assert "rusty> Hi. What needs fixing?" in shown and '{"action"' not in shown  # a MSG reads as text
 
 
 def test_quit_exits_zero_and_keeps_the_history_file(terminal):

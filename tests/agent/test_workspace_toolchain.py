@@ -105,7 +105,7 @@ def test_without_a_toolchain_commands_run_as_before_and_nothing_is_bound(tmp_pat
     result = ws.run('echo hi; echo "cargo_home=${CARGO_HOME-unset} offline=${CARGO_NET_OFFLINE-unset}"')
     assert ws.rust_toolchain is None
     assert result.returncode == 0 and result.output == "hi\ncargo_home=unset offline=unset\n"
-    assert sandbox_calls[0]["ro_paths"] == () and sandbox_calls[0]["argv"][2] == workspace_module._WRAPPER
+    assert sandbox_calls[0]["ro_paths"] == () and sandbox_calls[0]["argv"] == ["/bin/sh", "-c", result.command]
 
 
 def test_prelude_quotes_the_sysroot_and_builds_on_the_runs_own_paths():
