@@ -22,6 +22,10 @@ the last one, a regular file): symlinks, FIFOs and devices are refused, not foll
 through directory file descriptors opened with ``O_NOFOLLOW`` and replace the file with a new one
 (a hard link to a file elsewhere is not written through); an existing file keeps its mode.
 
+The workspace's own ``.git`` (a directory, not a link) is bound read-only into the run where the
+sandbox has bubblewrap, so ``git status``/``log``/``diff``/``show`` work and nothing can change the
+repository; without bubblewrap, commands see no repository.
+
 Where this machine has a Rust toolchain (``rustc`` found as the Rust reward finds it), commands
 see it read-only: ``cargo``, ``rustc``, ``rustfmt`` and clippy of the toolchain's sysroot are on
 PATH, cargo works offline with a ``CARGO_HOME`` of the run's own (``rusty_hf.agent.toolchain``).
@@ -55,6 +59,10 @@ EXCLUDED_DIRS = frozenset(
 )
 _EXCLUDED_FOLDED = frozenset(name.casefold() for name in EXCLUDED_DIRS)
 DEFAULT_LIMITS = Limits(output_bytes=16 << 20)
+# git inside the sandbox reads the workspace's .git, which a host uid owns, as the run's own uid: the
+# ownership check would refuse it. Command-scope config (protected, unlike the repository's own).
+GIT_ENV = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "safe.directory", "GIT_CONFIG_VALUE_0": "*",
+           "GIT_OPTIONAL_LOCKS": "0"}  # fmt: skip
 
 
 class PathRefused(ValueError):
@@ -116,7 +124,7 @@ class Workspace:
         self.root = path.resolve(strict=True)
         self.timeout = timeout
         self.limits = limits or DEFAULT_LIMITS
-        self.env = {"PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
+        self.env = {"PYTHONDONTWRITEBYTECODE": "1", **GIT_ENV, **(env or {})}
         self.rust = rust
 
     @cached_property
@@ -254,9 +262,11 @@ class Workspace:
         script = tools.prelude + command if tools else command
         env = {**tools.env, **self.env} if tools else self.env  # the caller's own settings win
         ro_paths = tools.ro_paths if tools else ()
+        git = self.root / ".git"
+        binds = {str(git): ".git"} if git.is_dir() and not git.is_symlink() else None
         result = run(
             ["/bin/sh", "-c", script], files=files, timeout=self.timeout, limits=self.limits, env=env,
-            ro_paths=ro_paths, collect_files=True, skip_dirs=sorted(EXCLUDED_DIRS),
+            ro_paths=ro_paths, collect_files=True, skip_dirs=sorted(EXCLUDED_DIRS), workdir_ro_binds=binds,
         )  # fmt: skip
         out = CommandResult(command, result.returncode, result.stdout + result.stderr, result.timed_out)
         killed = result.returncode is None or result.returncode < 0 or result.limit_hit is not None

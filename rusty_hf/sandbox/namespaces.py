@@ -136,6 +136,7 @@ def bwrap_argv(
     fresh_netns: bool | None = None,
     extra: Sequence[str] = (),
     workdir_bind: str | None = None,
+    workdir_ro_binds: Mapping[str, str] | None = None,
 ) -> tuple[list[str], list[int]]:
     """The bwrap prefix for one run and the memfds it reads the files from (caller closes them).
 
@@ -145,6 +146,8 @@ def bwrap_argv(
     ``extra``: more bwrap options (e.g. ``start_gate``'s ``--info-fd``/``--block-fd``).
     ``workdir_bind``: a host directory, already holding the files, bound read-write at :data:`WORKDIR`
     instead of the in-memory one (``files`` is then ignored): the host reads it back after the run.
+    ``workdir_ro_binds``: host directories bound read-only inside the work dir, ``{host_path:
+    relative_target}`` (the workspace's ``.git``: git commands read it, nothing writes it).
 
     ``as_root``: bwrap runs as real root, so it skips the user namespace (inside it only uid 0
     would be mapped) and keeps CAP_SETUID/SETGID/SETPCAP for the ``setpriv`` that follows, which
@@ -182,6 +185,8 @@ def bwrap_argv(
         args += _ancestors([path], made)
         args += ["--ro-bind", path, path]
         made.add(path)
+    for host, target in (workdir_ro_binds or {}).items():
+        args += ["--ro-bind", host, f"{WORKDIR}/{target}"]
     fds: list[int] = []
     try:
         args += _files_args(files, fds) if workdir_bind is None else []

@@ -154,6 +154,7 @@ def _plan(
     env: Mapping[str, str] | None,
     caps: SandboxCapabilities,
     collect: bool = False,
+    workdir_ro_binds: Mapping[str, str] | None = None,
 ) -> _Launch:
     """Build the wrapper chain for one run, borrow its cgroups and make its work dir."""
     uid = run_uid() if caps.switches_uid else None
@@ -202,7 +203,7 @@ def _plan(
             outer, file_fds = bwrap_argv(
                 caps.bwrap, files=files, ro_paths=ro_paths, network=network, disk_mb=limits.disk_mb,
                 as_root=caps.root, fresh_netns=fresh_netns, extra=launch.gate.bwrap_args if launch.gate else (),
-                workdir_bind=launch.host_workdir,
+                workdir_bind=launch.host_workdir, workdir_ro_binds=workdir_ro_binds,
             )  # fmt: skip
             launch.pass_fds += file_fds
             launch.bwrap = True
@@ -286,6 +287,7 @@ def run(
     caps: SandboxCapabilities | None = None,
     collect_files: bool = False,
     skip_dirs: Sequence[str] = (),
+    workdir_ro_binds: Mapping[str, str] | None = None,
 ) -> SandboxResult:
     """Run ``argv`` in a fresh work dir holding ``files`` (its cwd and HOME), with every layer available.
 
@@ -304,6 +306,9 @@ def run(
             can be, charged to the run's memory cgroup) bound in read-write, and the host walks it
             itself (``readback.py``): nothing the command prints is taken for what it changed.
         skip_dirs: directory names the read-back does not enter (e.g. ``.git``), at any depth.
+        workdir_ro_binds: ``{host_dir: relative_target}`` bound read-only inside the work dir, under
+            bubblewrap only (the caller checks ``SandboxResult.layers`` for "bwrap"); e.g. a
+            repository's ``.git``, so that git can read history it cannot change.
 
     Returns:
         A :class:`SandboxResult`. Raises ValueError for bad arguments and SandboxError only when
@@ -316,7 +321,12 @@ def run(
     if total > limits.disk_mb << 20:
         raise ValueError(f"files hold {total >> 20} MB, more than Limits.disk_mb={limits.disk_mb}; raise disk_mb")
     caps = caps if caps is not None else capabilities()
-    launch = _plan(argv, checked_files, limits, network, ro, env, caps, collect=collect_files)
+    for host, target in (workdir_ro_binds or {}).items():
+        check_files({target: b""})  # a relative path inside the work dir, or ValueError
+        if not os.path.isabs(host) or any(name == target or name.startswith(target + "/") for name in checked_files):
+            raise ValueError(f"workdir_ro_binds: {host!r} -> {target!r} needs an absolute host path and a target no file uses")
+    launch = _plan(argv, checked_files, limits, network, ro, env, caps, collect=collect_files,
+                   workdir_ro_binds=workdir_ro_binds)  # fmt: skip
     try:
         result = _execute(launch, limits, timeout)
         if collect_files:

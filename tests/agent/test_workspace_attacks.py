@@ -55,10 +55,11 @@ def test_a_command_writing_git_config_in_its_copy_changes_nothing_on_the_host(re
     ws = Workspace(repo)
     before = _host_state(repo)
     flag = tmp_path / "pwned"
-    script = f"mkdir -p .git .venv/bin sub/.git && printf '{HOOK.format(flag=flag)}' > .git/config"
-    result = ws.run(script + " && cp .git/config sub/.git/config && echo evil > .venv/bin/activate && echo ok > new.txt")
+    hook = HOOK.format(flag=flag)
+    script = f"printf '{hook}' > .git/config; mkdir -p sub/.git .venv/bin .GIT && printf '{hook}' > sub/.git/config"
+    result = ws.run(script + f" && printf '{hook}' > .GIT/config && echo evil > .venv/bin/activate && echo ok > new.txt")
     assert result.returncode == 0 and result.changed == ["new.txt"]
-    assert _host_state(repo) == before and not (repo / "sub").exists()
+    assert _host_state(repo) == before and not (repo / "sub").exists() and not (repo / ".GIT").exists()
     assert _git_status_runs_no_hook(repo, flag)
 
 
@@ -167,3 +168,16 @@ def test_filling_the_work_dir_hits_the_memory_cap_not_the_host_disk(repo):
     result = ws.run("i=0; while [ $i -lt 40 ]; do head -c 16000000 /dev/zero > f$i.bin || exit 7; i=$((i+1)); done")
     assert result.changed == [] and result.note is not None
     assert sorted(os.listdir(repo)) == [".git", ".venv", "main.py"]
+
+
+@pytest.mark.skipif(not capabilities().bwrap, reason="the read-only .git bind needs bubblewrap")
+def test_git_reads_the_history_and_cannot_change_the_repository(repo):
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    subprocess.run(["git", "-C", str(repo), "add", "main.py"], check=True)
+    subprocess.run(["git", "-C", str(repo), "commit", "-qm", "add main"], check=True, env={**os.environ, **env})
+    before = {p: (repo / ".git" / p).read_bytes() for p in ("HEAD", "config", "index")}
+    ws = Workspace(repo)
+    assert "add main" in ws.run("git log --oneline").output
+    result = ws.run("git config core.fsmonitor 'touch /tmp/x'; echo x > .git/HEAD; git commit --allow-empty -m y")
+    assert "Read-only file system" in result.output and result.changed == []
+    assert {p: (repo / ".git" / p).read_bytes() for p in ("HEAD", "config", "index")} == before

@@ -1,0 +1,130 @@
+"""Argument values for terminal requests: names built from word pools, split into train and held-out.
+
+A request names files, folders, functions, words and numbers; the model must copy them from the
+request into its action. Values are built from small word pools in thousands of combinations, so
+none is seen often enough to be memorised, and each value belongs to one split for good:
+
+- a value is held out when a SHA-256 of it falls in the lowest ``HELD_OUT_PERCENT`` (stable: adding
+  words never moves another value);
+- every value built from a word in ``HELD_OUT_WORDS`` is held out too, so some held-out values hold
+  words that never occur in training data at all.
+
+    from rusty_hf.data.terminal.values import ValuePool
+    pool = ValuePool("train", seed=0)
+    pool.module(), pool.function(), pool.word()     # 'ledger', 'merge_rows', 'amber'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable
+
+SPLITS = ("train", "test")
+HELD_OUT_PERCENT = 20
+
+NOUNS = (
+    "account", "anchor", "archive", "asset", "audit", "badge", "basket", "batch", "beacon", "bill",
+    "block", "board", "bridge", "budget", "buffer", "bundle", "cable", "cache", "camera", "canvas",
+    "card", "cargo", "cart", "catalog", "cell", "chain", "channel", "chart", "cipher", "city",
+    "client", "clock", "cluster", "column", "comment", "config", "contact", "cookie", "counter", "coupon",
+    "crate", "credit", "cursor", "customer", "dataset", "deck", "device", "digest", "domain", "draft",
+    "engine", "entry", "event", "farm", "feed", "field", "filter", "flag", "fleet", "folder",
+    "format", "frame", "garden", "gate", "graph", "grid", "group", "harbor", "header", "image",
+    "index", "invoice", "item", "job", "journal", "kernel", "key", "label", "layer", "ledger",
+    "level", "library", "limit", "link", "list", "loader", "lock", "log", "map", "market",
+    "matrix", "member", "menu", "message", "meter", "metric", "model", "module", "monitor", "node",
+    "note", "order", "packet", "page", "panel", "parcel", "parser", "patch", "path", "payment",
+    "peer", "pixel", "planet", "player", "point", "policy", "pool", "port", "post", "price",
+    "printer", "profile", "queue", "quota", "range", "rate", "reader", "record", "region", "report",
+    "request", "route", "row", "rule", "sample", "schema", "score", "screen", "sensor", "server",
+    "session", "shape", "sheet", "signal", "slot", "socket", "source", "stack", "station", "store",
+    "stream", "table", "tag", "task", "ticket", "timer", "token", "topic", "track", "trade",
+    "tree", "user", "vault", "vector", "vendor", "video", "voucher", "wallet", "widget", "worker",
+)
+VERBS = (
+    "add", "apply", "build", "check", "clean", "clear", "close", "collect", "compute", "convert",
+    "count", "create", "decode", "delete", "draw", "dump", "encode", "export", "fetch", "filter",
+    "find", "flush", "format", "group", "hash", "import", "index", "init", "load", "lookup",
+    "make", "merge", "move", "normalize", "open", "pack", "parse", "patch", "print", "push",
+    "read", "render", "reset", "resolve", "rotate", "route", "save", "scale", "scan", "send",
+    "sort", "split", "start", "stop", "store", "sum", "sync", "trim", "update", "validate",
+)
+ADJECTIVES = (
+    "amber", "blue", "brisk", "calm", "coral", "crisp", "dusty", "early", "fast", "gentle",
+    "golden", "green", "hollow", "ivory", "jolly", "keen", "late", "lucky", "mellow", "misty",
+    "noble", "olive", "pale", "plain", "quiet", "rapid", "rusty", "sandy", "scarlet", "silent",
+    "silver", "slow", "smooth", "solid", "spare", "steady", "sunny", "swift", "tidy", "vivid",
+)
+# Never in training data: values made with them are held out whatever their hash.
+HELD_OUT_WORDS = frozenset({"harbor", "planet", "voucher", "vivid", "rotate", "beacon", "olive", "quota"})
+NUMBERS = (2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20)
+
+
+def value_split(value: str) -> str:
+    """The split ``value`` belongs to (see the module docstring)."""
+    parts = value.replace(".", "_").replace("/", "_").replace("-", "_").lower().split("_")
+    if any(part in HELD_OUT_WORDS for part in parts):
+        return "test"
+    digest = hashlib.sha256(value.encode()).hexdigest()
+    return "test" if int(digest[:8], 16) % 100 < HELD_OUT_PERCENT else "train"
+
+
+class ValuePool:
+    """Draws values of one split: each draw retries until the value belongs to ``split``.
+
+    Args:
+        split: "train" or "test".
+        seed: seeds the draws (the same seed gives the same values).
+        rng: or a ``random.Random`` to share with the caller.
+    """
+
+    def __init__(self, split: str, seed: int = 0, rng: random.Random | None = None) -> None:
+        if split not in SPLITS:
+            raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+        self.split = split
+        self.rng = rng if rng is not None else random.Random(seed)
+
+    def _draw(self, make: Callable[[random.Random], str]) -> str:
+        for _ in range(1000):
+            value = make(self.rng)
+            if value_split(value) == self.split:
+                return value
+        raise RuntimeError(f"no {self.split} value after 1000 draws: the word pools are too small")
+
+    def word(self) -> str:
+        return self._draw(lambda r: r.choice(ADJECTIVES))
+
+    def noun(self) -> str:
+        return self._draw(lambda r: r.choice(NOUNS))
+
+    def module(self) -> str:
+        """A module or file stem: 'ledger', 'cache_store'."""
+        return self._draw(lambda r: r.choice(NOUNS) if r.random() < 0.4 else f"{r.choice(NOUNS)}_{r.choice(NOUNS)}")
+
+    def function(self) -> str:
+        return self._draw(lambda r: f"{r.choice(VERBS)}_{r.choice(NOUNS)}{r.choice(['', 's'])}")
+
+    def class_name(self) -> str:
+        return self._draw(lambda r: f"{r.choice(NOUNS).title()}{r.choice(NOUNS).title()}")
+
+    def folder(self) -> str:
+        return self._draw(lambda r: r.choice([f"{r.choice(NOUNS)}s", r.choice(NOUNS), f"{r.choice(ADJECTIVES)}_{r.choice(NOUNS)}"]))
+
+    def phrase(self) -> str:
+        """A short line of text: 'swift ledger ready'."""
+        return self._draw(lambda r: f"{r.choice(ADJECTIVES)} {r.choice(NOUNS)} {r.choice(['ready', 'done', 'ok', 'up', 'set'])}")
+
+    def number(self) -> int:
+        return self.rng.choice(NUMBERS)
+
+    def distinct(self, make: Callable[[], str], n: int, avoid: set[str] | frozenset[str] = frozenset()) -> list[str]:
+        """``n`` different values from ``make``, none in ``avoid``."""
+        seen: list[str] = []
+        for _ in range(200 * n):
+            value = make()
+            if value not in seen and value not in avoid:
+                seen.append(value)
+                if len(seen) == n:
+                    return seen
+        raise RuntimeError(f"could not draw {n} distinct values")
