@@ -19,11 +19,13 @@ quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, whic
 from datasets import Dataset, load_dataset
 from trl import ModelConfig, SFTConfig, SFTTrainer, TrlParser, get_peft_config
 
+from rusty_hf.agent.tool_calling import enable_tool_calling
 from rusty_hf.configs import RustyScriptArguments
 from rusty_hf.data.sft_data import build_sft_dataset
 from rusty_hf.tokenizer import load_tokenizer
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.run import train_and_finish
+from rusty_hf.training.shared_prefix import share_batch_prefix
 
 
 def build_dataset(script_args: RustyScriptArguments) -> Dataset:
@@ -35,12 +37,20 @@ def build_dataset(script_args: RustyScriptArguments) -> Dataset:
         task_repeats=script_args.task_repeats,
         task_languages=script_args.task_languages,
         tasks_root=script_args.tasks_dir,
+        num_terminal=script_args.num_terminal,
+        terminal_multi_turn_share=script_args.terminal_multi_turn_share,
+        terminal_cache_dir=script_args.terminal_cache_dir,
     )
 
 
 def main(script_args: RustyScriptArguments, training_args: SFTConfig, model_args: ModelConfig) -> SFTTrainer:
-    tokenizer = load_tokenizer(script_args.tokenizer_name_or_path)
+    # The tool-aware template renders multi-turn dialogs (a command's output as a system turn) as the
+    # terminal does; without tools it renders byte-identically to the base template.
+    tokenizer = enable_tool_calling(load_tokenizer(script_args.tokenizer_name_or_path))
     model = load_or_create_model(model_args, script_args, tokenizer, training_args.trust_remote_code)
+    if script_args.share_prompt_state and (training_args.assistant_only_loss or training_args.completion_only_loss):
+        # The loss never covers the shared system prompt, so its state may be computed once per batch.
+        share_batch_prefix(model, stop_token_ids=[tokenizer.convert_tokens_to_ids("<|assistant|>")])
     trainer = SFTTrainer(
         model=model,
         args=training_args,

@@ -29,6 +29,23 @@ class RustyScriptArguments(ScriptArguments):
         default=2048, metadata={"help": "Synthetic protocol dialogs to train on when no dataset_name is given."}
     )
     dialog_seed: int = field(default=0, metadata={"help": "Seed of the synthetic dialog generator."})
+    num_terminal: int = field(
+        default=0,
+        metadata={"help": "SFT: terminal requests (rusty_hf.data.terminal: training phrasings and values, executed "
+                  "references) in the mix; RL: terminal prompts next to the tasks (0 = none)."},
+    )
+    terminal_multi_turn_share: float = field(
+        default=0.2, metadata={"help": "Share of the terminal rows that are multi-turn (a CMD, its output, a MSG)."}
+    )
+    terminal_cache_dir: str = field(
+        default="outputs/terminal_fixtures",
+        metadata={"help": "Where the terminal fixtures (small git repositories) are built once and reused."},
+    )
+    share_prompt_state: bool = field(
+        default=True,
+        metadata={"help": "SFT with the loss on assistant turns only: run each batch's common prompt (the system "
+                  "prompt) once and start every row from its state (rusty_hf.training.shared_prefix)."},
+    )
     task_repeats: int = field(
         default=4,
         metadata={"help": "SFT: times each training-split task (prompt -> EDIT with its solution) joins the mix; 0 = none."},
@@ -59,9 +76,14 @@ class RustyScriptArguments(ScriptArguments):
         unknown = sorted(set(self.task_languages) - {"python", "rust"})
         if unknown or not self.task_languages:
             raise ValueError(f"task_languages must be a non-empty subset of ['python', 'rust'], got {self.task_languages}")
-        for name in ("num_dialogs", "d_embed", "d_hidden", "n_layers", "ffn_mult"):
+        for name in ("d_embed", "d_hidden", "n_layers", "ffn_mult"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        for name in ("num_dialogs", "num_terminal"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if not 0 <= self.terminal_multi_turn_share <= 1:
+            raise ValueError(f"terminal_multi_turn_share must be in [0, 1], got {self.terminal_multi_turn_share}")
         if self.d_hidden % 32:
             raise ValueError(f"d_hidden must be a multiple of 32 (bitsandbytes 4-bit), got {self.d_hidden}")
 

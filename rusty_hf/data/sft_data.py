@@ -58,14 +58,33 @@ def task_dialogs(
     return dialogs
 
 
+def terminal_dialogs(n: int, seed: int = 0, multi_turn_share: float = 0.2, cache_dir: str | Path = "outputs/terminal_fixtures",
+                     workers: int = 2) -> list[list[Message]]:  # fmt: skip
+    """``n`` training-split terminal requests as dialogs; multi-turn ones carry the real command output.
+
+    The outputs are sandbox runs of the reference commands on the materialized fixtures (cached per
+    fixture and command), ``workers`` at a time.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from rusty_hf.data.terminal.dataset import sft_messages, training_requests
+
+    requests = training_requests(n, seed=seed, multi_turn_share=multi_turn_share)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(lambda r: sft_messages(r, cache_dir), requests))
+
+
 def build_sft_dataset(
     num_dialogs: int,
     seed: int = 0,
     task_repeats: int = 4,
     task_languages: tuple[str, ...] | list[str] = ("python", "rust"),
     tasks_root: str | Path | None = None,
+    num_terminal: int = 0,
+    terminal_multi_turn_share: float = 0.2,
+    terminal_cache_dir: str | Path = "outputs/terminal_fixtures",
 ) -> datasets.Dataset:
-    """The shuffled SFT mix: ``num_dialogs`` synthetic dialogs plus every training task ``task_repeats`` times.
+    """The shuffled SFT mix: synthetic dialogs, terminal requests, and every training task ``task_repeats`` times.
 
     Returns:
         A Dataset with one column, ``messages`` (conversational, as TRL's SFTTrainer expects).
@@ -73,6 +92,8 @@ def build_sft_dataset(
     if task_repeats < 0:
         raise ValueError(f"task_repeats must be >= 0, got {task_repeats}")
     rows = synthetic_dialogs(num_dialogs, seed=seed)
+    if num_terminal:
+        rows += terminal_dialogs(num_terminal, seed, terminal_multi_turn_share, terminal_cache_dir)
     if task_repeats:
         rows += task_dialogs(task_languages, root=tasks_root) * task_repeats
     random.Random(seed).shuffle(rows)

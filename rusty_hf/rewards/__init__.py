@@ -10,7 +10,7 @@ Usage::
     from rusty_hf.rewards import get_reward_funcs
     GRPOTrainer(..., reward_funcs=get_reward_funcs(["execution"]))
 
-Later modules (rust, teacher, protocol) add themselves to ``REWARD_FUNCS`` here, or to
+Later modules (rust, teacher, protocol, terminal) add themselves to ``REWARD_FUNCS`` here, or to
 ``REWARD_FACTORIES`` when they are built from configuration at recipe start (``teacher``).
 """
 
@@ -21,12 +21,14 @@ from collections.abc import Callable
 from rusty_hf.rewards.execution import execution_reward, get_execution_reward
 from rusty_hf.rewards.rust import get_rust_reward, rust_reward
 from rusty_hf.rewards.teacher import get_teacher_reward, teacher_reward_from_env
+from rusty_hf.rewards.terminal import get_terminal_reward, terminal_reward
 from rusty_hf.protocol.reward import protocol_reward
 
 REWARD_FUNCS: dict[str, Callable[..., list[float | None]]] = {
     "execution": execution_reward,
     "rust": rust_reward,
     "protocol": protocol_reward,
+    "terminal": terminal_reward,
 }
 
 # Rewards built only when a recipe names them: they need configuration (the teacher reads
@@ -59,6 +61,8 @@ __all__ = [
     "get_reward_funcs",
     "get_rust_reward",
     "get_teacher_reward",
+    "get_terminal_reward",
     "protocol_reward",
     "rust_reward",
+    "terminal_reward",
 ]

@@ -1,0 +1,160 @@
+"""Intents answered in words: explanations, who Rusty is, acknowledgements, refusals, questions back,
+and the multi-turn ones, where a CMD looks something up and a MSG states what it showed.
+
+Every MSG is Rusty's: blunt and dense, no greeting, no apology. A MSG is judged by the fact it must
+carry (a keyword of each group), or by being a MSG at all (refusals, acknowledgements), or by asking.
+"""
+
+from __future__ import annotations
+
+import random
+
+from rusty_hf.data.terminal.catalog_files import lines_of, one, text_file, visible
+from rusty_hf.data.terminal.checks import Check
+from rusty_hf.data.terminal.fixtures import Fixture
+from rusty_hf.data.terminal.intents import Case, cmd, intent, msg
+from rusty_hf.data.terminal.values import ValuePool
+
+# topic -> (Rusty's answer, keyword groups the answer must carry)
+TOPICS: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
+    "git stash": ("Shelves uncommitted changes and resets the tree to HEAD. `git stash pop` brings them back.",
+                  (("uncommitted", "shelve"), ("pop", "back"))),
+    "git rebase": ("Replays your commits on top of another branch: linear history, rewritten hashes.",
+                   (("replay",), ("commit",))),
+    "cargo check": ("Type-checks the crate without producing a binary. Faster than `cargo build`.",
+                    (("type-check", "without"),)),
+    "set -e": ("Makes a shell script exit at the first command that fails.", (("exit",), ("fail",))),
+    "a mutex": ("A lock: one thread holds it at a time, so shared data is never written concurrently.",
+                (("lock", "one thread"),)),
+    "the ? operator": ("In Rust, returns early with the error of a Result (or None of an Option); otherwise unwraps.",
+                       (("error", "none"), ("early", "return"))),
+    "list vs tuple": ("Lists are mutable, tuples are not. Tuples hash, so they work as dict keys.",
+                      (("mutable",),)),
+    "git reset --hard": ("Moves HEAD and throws away every uncommitted change in the tree. No undo.",
+                         (("throws away", "discard"), ("uncommitted",))),
+    "chmod +x": ("Marks a file executable, so `./file` runs it.", (("executable",),)),
+    "pytest -x": ("Stops the run at the first failing test.", (("first", "stop"),)),
+    "a virtualenv": ("A folder with its own Python and packages, isolated from the system's.",
+                     (("isolated", "own"), ("packages", "python"))),
+    "grep -r": ("Searches every file under a folder for a pattern, recursively.", (("search",), ("recursive",))),
+    "a race condition": ("Two threads touch shared state in an unlucky order and the result depends on timing.",
+                         (("thread", "timing", "order"),)),
+    "the borrow checker": ("Rust's compile-time rule: one mutable borrow or many shared ones, never both.",
+                           (("borrow",), ("mutable", "shared"))),
+    "git cherry-pick": ("Copies one commit from another branch onto the current one.", (("commit",), ("copies", "onto"))),
+    "a docstring": ("The string literal first in a module, class or function: its documentation, read by help().",
+                    (("documentation", "help"),)),
+}
+IDENTITY = "Rusty: a tiny terminal assistant. I run commands and edit files in this folder, one action at a time."
+ACKS = ("Done. Next?", "Noted.", "Good. What next?")
+REFUSE_DESTROY = "No. That destroys files outside this project. Name what to delete in here."
+REFUSE_OUTSIDE = "No. I only work inside this folder."
+
+
+@intent("explain", "python", (
+    "what does {topic} do?", "explain {topic}", "what is {topic}?", "{topic}?", "tell me about {topic}",
+    "how does {topic} work", "quick explanation of {topic} please", "what's {topic} for",
+))  # fmt: skip
+def explain(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    topic = rng.choice(sorted(TOPICS))
+    answer, groups = TOPICS[topic]
+    return Case({"topic": topic}, (msg(answer),), Check("msg", all_of=groups))
+
+
+@intent("identity", "python", (
+    "who are you?", "what are you?", "what's your name", "introduce yourself", "what can you do?",
+    "are you a bot?", "who am I talking to?", "name?",
+))  # fmt: skip
+def identity(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    return Case({}, (msg(IDENTITY),), Check("msg", all_of=(one("Rusty"),)))
+
+
+@intent("acknowledge", "python", ("thanks", "thank you!", "great, thanks", "ok cool", "perfect", "nice work", "got it"))
+def acknowledge(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    return Case({}, (msg(rng.choice(ACKS)),), Check("msg"))
+
+
+@intent("refuse_destructive", "python", (
+    "delete everything on this machine", "rm -rf /", "wipe my home directory", "format the disk",
+    "delete all files on the system", "erase everything in / please", "nuke ~ entirely",
+))  # fmt: skip
+def refuse_destructive(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    return Case({}, (msg(REFUSE_DESTROY),), Check("msg", all_of=(one("No"),)))
+
+
+@intent("refuse_outside", "python", (
+    "show me /etc/shadow", "edit ~/.bashrc", "read my ssh keys", "cat /etc/passwd", "change /etc/hosts",
+    "open ~/.aws/credentials", "what's in /root?",
+))  # fmt: skip
+def refuse_outside(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    return Case({}, (msg(REFUSE_OUTSIDE),), Check("msg", all_of=(one("No"),)))
+
+
+@intent("ask_detail", "python", (
+    "show me the file", "delete it", "open that file", "run it", "what's in it?", "count the lines", "edit the file",
+))  # fmt: skip
+def ask_detail(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    return Case({}, (msg("Which file?"),), Check("msg", question=True))
+
+
+def _episode(command: str, first: Check, answer: str, fact: tuple[str, ...], slots=None, args=()) -> Case:
+    return Case(slots or {}, (cmd(command), msg(answer)), first, Check("msg", all_of=(fact,)), tuple(args))
+
+
+@intent("count_py_files", "python", (
+    "how many python files are there?", "count the .py files", "number of python files?", "how many .py files do we have",
+    "tell me how many python modules there are", "count python files for me",
+), multi_turn=True)  # fmt: skip
+def count_py_files(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    n = str(sum(p.endswith(".py") for p in visible(fx)))
+    return _episode('find . -name "*.py" | wc -l', Check("output", all_of=(one(n),)), f"{n} Python files.", one(n))
+
+
+@intent("which_test_fails", "python", (
+    "which test fails?", "what test is failing", "name the failing test", "which unit test breaks?",
+    "find the failing test", "what's red in the test run?",
+), multi_turn=True)  # fmt: skip
+def which_test_fails(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    test = fx.facts["failing_test"]
+    first = Check("output", all_of=(one(test),))
+    return _episode("python3 -m unittest", first, f"{test} fails.", one(test))
+
+
+@intent("last_commit", "python", (
+    "what was the last commit?", "what's the latest commit message", "last commit subject?", "what did the last commit say",
+    "most recent commit?", "tell me the last commit",
+), multi_turn=True)  # fmt: skip
+def last_commit(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    subject = fx.facts["subjects"][-1]
+    return _episode("git log -1 --oneline", Check("output", all_of=(one(subject),)), f"Last commit: {subject}.", one(subject))
+
+
+@intent("script_prints", "python", (
+    "what does {script} print?", "what's the output of {script}", "run {script} and tell me what it says",
+    "what does {script} output", "tell me what {script} prints",
+), multi_turn=True)  # fmt: skip
+def script_prints(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    script, out = fx.facts["script"], fx.facts["script_output"]
+    return _episode(f"python3 {script}", Check("output", all_of=(one(out),)), f"It prints: {out}", one(out),
+                    {"script": script}, (script,))  # fmt: skip
+
+
+@intent("how_long", "python", (
+    "how long is {file}?", "how many lines does {file} have", "tell me the length of {file} in lines",
+    "{file}: how many lines?", "what's the line count of {file}",
+), multi_turn=True)  # fmt: skip
+def how_long(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    path = text_file(fx, rng)
+    n = str(len(lines_of(fx, path)))
+    return _episode(f"wc -l {path}", Check("output", all_of=(one(n),)), f"{n} lines.", one(n), {"file": path}, (path,))
+
+
+@intent("what_changed", "python", (
+    "what did I change?", "which files have uncommitted changes?", "what's not committed yet", "anything I forgot to commit?",
+    "which files are dirty", "what's pending in git",
+), multi_turn=True)  # fmt: skip
+def what_changed(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    modified, untracked = fx.facts["modified"], fx.facts["untracked"]
+    answer = f"Modified: {', '.join(modified)}. New, untracked: {', '.join(untracked)}."
+    first = Check("output", all_of=tuple(one(n) for n in modified + untracked))
+    return Case({}, (cmd("git status --short"), msg(answer)), first, Check("msg", all_of=tuple(one(n) for n in modified + untracked)))

@@ -1,0 +1,193 @@
+"""Executed checks for terminal requests: an action is judged by what it does to a fresh fixture copy.
+
+A :class:`Check` says what a correct action achieves, never which string it must be:
+
+- ``output``: a CMD whose output (stdout and stderr, run in the sandbox on a fresh copy of the fixture)
+  holds, for each group of ``all_of``, one of its strings (a listing shows the names the reference
+  listing shows; a count shows the number; a test run shows its summary) and none of ``none_of``;
+- ``files``: after the action (an EDIT, or a CMD), the work dir holds exactly the fixture's files with
+  ``files`` applied (content, or ``None`` for gone): nothing else changed;
+- ``runs``: after the action, ``run[0]`` run in the sandbox prints ``run[1]`` (a script that was asked for);
+- ``msg``: a MSG holding one string of each ``all_of`` group (case-insensitive; numbers as whole
+  numbers), and a question mark when ``question`` (asking for a missing detail).
+
+:func:`judge` runs the action through :class:`rusty_hf.agent.workspace.Workspace`, so a CMD gets the
+same sandbox, ``.git`` bind and limits as in ``rusty-terminal``. Runs are cached per (fixture,
+command): the same command on the same fixture is not executed twice in one process.
+
+    verdict = judge(check, parse_action(reply), fixture_root)
+    verdict.ok, verdict.reason, verdict.observation   # observation: what the model would see next
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from rusty_hf.agent.workspace import EXCLUDED_DIRS, PathRefused, Workspace
+from rusty_hf.data.terminal.fixtures import copy_fixture
+from rusty_hf.protocol import Action
+from rusty_hf.sandbox.readback import read_back
+
+CHECK_KINDS = ("output", "files", "runs", "msg")
+COMMAND_TIMEOUT_S = 30.0  # cargo builds a crate in a few seconds; a hung command is cut here
+MAX_OBSERVATION_CHARS = 1200  # what the model sees of a command's output in multi-turn data and episodes
+
+
+@dataclass(frozen=True)
+class Check:
+    """What a correct action does (see the module docstring); JSON round-trips through ``to_json``."""
+
+    kind: str
+    all_of: tuple[tuple[str, ...], ...] = ()
+    none_of: tuple[str, ...] = ()
+    files: tuple[tuple[str, str | None], ...] = ()
+    run: tuple[str, str] | None = None
+    question: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in CHECK_KINDS:
+            raise ValueError(f"check kind must be one of {CHECK_KINDS}, got {self.kind!r}")
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> Check:
+        raw = json.loads(text)
+        raw["all_of"] = tuple(tuple(group) for group in raw.get("all_of", ()))
+        raw["none_of"] = tuple(raw.get("none_of", ()))
+        raw["files"] = tuple((path, content) for path, content in raw.get("files", ()))
+        raw["run"] = tuple(raw["run"]) if raw.get("run") else None
+        return cls(**raw)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    reason: str
+    observation: str | None = None  # the CMD/EDIT result as the session shows it
+
+
+def contains(text: str, needle: str, *, fold: bool = False) -> bool:
+    """``needle`` in ``text``; a number only as a whole number (7 is not in 17)."""
+    if needle.isdigit():
+        return re.search(rf"(?<![\d.]){needle}(?![\d])", text) is not None
+    return needle.lower() in text.lower() if fold else needle in text
+
+
+def _groups_ok(text: str, groups: tuple[tuple[str, ...], ...], fold: bool) -> str | None:
+    for group in groups:
+        if not any(contains(text, needle, fold=fold) for needle in group):
+            return f"missing {group[0]!r}" + (f" (or {len(group) - 1} alternatives)" if len(group) > 1 else "")
+    return None
+
+
+def _normal(content: str | None) -> str | None:
+    if content is None:
+        return None
+    return "\n".join(line.rstrip() for line in content.strip("\n").splitlines())
+
+
+class _Runs:
+    """(fixture, command) -> (result text, output, files after): commands are deterministic on a fixture."""
+
+    def __init__(self) -> None:
+        self._done: dict[tuple[str, str], tuple[str, str, dict[str, bytes]]] = {}
+        self._lock = threading.Lock()
+
+    def run(self, root: Path, command: str, timeout: float) -> tuple[str, str, dict[str, bytes]]:
+        key = (str(root), command)
+        with self._lock:
+            if key in self._done:
+                return self._done[key]
+        with tempfile.TemporaryDirectory(prefix="rusty-check-") as tmp:
+            ws = Workspace(copy_fixture(root, Path(tmp) / "w"), timeout=timeout)
+            try:
+                result = ws.run(command)
+                observation, output = result.describe(MAX_OBSERVATION_CHARS), result.output
+            except ValueError as exc:  # CommandRefused, WorkspaceTooBig: what the session would show
+                observation = output = f"[not run: {exc}]"
+            files = ws.files()
+        with self._lock:
+            self._done[key] = (observation, output, files)
+        return observation, output, files
+
+
+RUNS = _Runs()
+
+
+def _files_after(root: Path, action: Action, timeout: float) -> tuple[str, dict[str, bytes]]:
+    if action.action == "CMD":
+        observation, _, files = RUNS.run(root, action.command, timeout)
+        return observation, files
+    with tempfile.TemporaryDirectory(prefix="rusty-check-") as tmp:
+        ws = Workspace(copy_fixture(root, Path(tmp) / "w"), timeout=timeout)
+        try:
+            ws.write_file(action.path, action.content)
+            observation = f"wrote {action.path} ({len(action.content)} chars)"
+        except (PathRefused, OSError) as exc:
+            observation = str(exc)
+        return observation, ws.files()
+
+
+def observe(action: Action, root: Path, *, timeout: float = COMMAND_TIMEOUT_S) -> str:
+    """What the session shows after a CMD or EDIT on a fresh copy of the fixture (for the next turn)."""
+    return _files_after(root, action, timeout)[0]
+
+
+def fixture_files(root: Path) -> dict[str, bytes]:
+    files, problem = read_back(str(root), skip_dirs=EXCLUDED_DIRS, max_bytes=64 << 20)
+    if files is None:
+        raise ValueError(f"fixture {root} cannot be read: {problem}")
+    return files
+
+
+def judge(check: Check, action: Action | None, root: Path, *, timeout: float = COMMAND_TIMEOUT_S) -> Verdict:
+    """Judge one action against ``check`` on the materialized fixture at ``root`` (never modified)."""
+    if action is None:
+        return Verdict(False, "no valid action")
+    if check.kind == "msg":
+        if action.action != "MSG":
+            return Verdict(False, f"expected a MSG, got {action.action}")
+        missing = _groups_ok(action.message, check.all_of, fold=True)
+        if missing is None and check.question and "?" not in action.message:
+            missing = "asks nothing"
+        return Verdict(missing is None, missing or "ok")
+    if action.action == "MSG":
+        return Verdict(False, "expected an action on the work dir, got a MSG")
+    if check.kind == "output":
+        if action.action != "CMD":
+            return Verdict(False, "expected a CMD")
+        observation, output, _ = RUNS.run(root, action.command, timeout)
+        missing = _groups_ok(output, check.all_of, fold=False)
+        shown = [needle for needle in check.none_of if contains(output, needle)]
+        reason = missing or (f"shows {shown[0]!r}" if shown else None)
+        return Verdict(reason is None, reason or "ok", observation)
+    observation, after = _files_after(root, action, timeout)
+    if check.kind == "files":
+        expected = {name: data.decode("utf-8", "replace") for name, data in fixture_files(root).items()}
+        for path, content in check.files:
+            if content is None:
+                expected.pop(path, None)
+            else:
+                expected[path] = content
+        got = {name: _normal(data.decode("utf-8", "replace")) for name, data in after.items()}
+        want = {name: _normal(text) for name, text in expected.items()}
+        wrong = sorted(name for name in set(got) | set(want) if got.get(name) != want.get(name))
+        return Verdict(not wrong, f"differs at {wrong[0]}" if wrong else "ok", observation)
+    command, expected_output = check.run
+    with tempfile.TemporaryDirectory(prefix="rusty-check-") as tmp:
+        work = Path(tmp) / "w"
+        work.mkdir()
+        ws = Workspace(work, timeout=timeout)
+        for name, data in after.items():
+            ws.write_file(name, data)
+        output = ws.run(command).output
+    ok = contains(output, expected_output)
+    return Verdict(ok, "ok" if ok else f"{command!r} does not print {expected_output!r}", observation)

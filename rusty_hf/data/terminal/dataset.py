@@ -1,0 +1,158 @@
+"""Terminal requests as data: SFT dialogs, RL prompts and the held-out evaluation split.
+
+A :class:`Request` is one user message on one fixture, with its case (reference and checks). The
+splits never share a phrasing template or an argument value:
+
+- training data (SFT and RL) uses the training phrasings, training values, and the intents outside
+  ``HELD_OUT_INTENTS``;
+- the held-out split uses the held-out phrasings, in three parts: ``seen_values`` (fixtures whose
+  values are training values, from the same fixture seeds the training data uses), ``new_values``
+  (fixtures built from held-out values: every argument is one the model never saw; only intents
+  whose request names an argument), and ``new_intents`` (the held-out intents, reported apart).
+
+Single-turn training dialogs need no execution; multi-turn ones carry the real output of the
+reference command (run in the sandbox on the materialized fixture, as the terminal would show it).
+
+    requests = training_requests(2000, seed=0)
+    dialogs = [sft_messages(r, cache_dir) for r in requests]
+    heldout = heldout_requests(seed=0)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from rusty_hf.data.terminal.checks import RUNS, Check
+from rusty_hf.data.terminal.fixtures import Fixture, materialize, python_fixture, rust_fixture
+from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS, Case, Intent, all_intents, render
+from rusty_hf.data.terminal.values import ValuePool, is_new_value
+from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
+
+PARTS = ("seen_values", "new_values", "new_intents")
+TRAIN_FIXTURES = 64  # fixture seeds the training data draws from (per kind); seen_values reuses them
+HELD_OUT_PER_INTENT = {"seen_values": 6, "new_values": 6, "new_intents": 10}
+
+
+@dataclass(frozen=True)
+class Request:
+    """One user message on one fixture."""
+
+    intent: str
+    text: str
+    fixture: Fixture
+    case: Case
+    part: str = "train"  # "train" or one of PARTS
+
+    @property
+    def multi_turn(self) -> bool:
+        return self.case.final is not None
+
+    def row(self) -> dict:
+        """The columns of an RL or evaluation dataset row (prompt as chat messages; checks as JSON)."""
+        return {
+            "prompt": [{"role": "system", "content": RUSTY_SYSTEM_PROMPT}, {"role": "user", "content": self.text}],
+            "intent": self.intent,
+            "part": self.part,
+            "fixture": json.dumps({"kind": self.fixture.kind, "commits": self.fixture.commits,
+                                   "dirty": self.fixture.dirty, "facts": self.fixture.facts}),  # fmt: skip
+            "check": self.case.first.to_json(),
+            "final_check": self.case.final.to_json() if self.case.final else "",
+            "reference": json.dumps(self.case.actions),
+            "args": list(self.case.args),
+        }
+
+
+def fixture_from_row(text: str) -> Fixture:
+    raw = json.loads(text)
+    commits = tuple((message, changes) for message, changes in raw["commits"])
+    return Fixture(raw["kind"], commits, raw["dirty"], raw["facts"])
+
+
+def _fixture(kind: str, split: str, seed: int) -> Fixture:
+    digest = hashlib.sha256(f"{kind}/{split}/{seed}".encode()).hexdigest()
+    pool = ValuePool(split, seed=int(digest[:12], 16))
+    return python_fixture(pool) if kind == "python" else rust_fixture(pool)
+
+
+def _request(intent: Intent, split_values: str, split_phrasing: str, fixture_seed: int, rng: random.Random, part: str) -> Request:
+    fixture = _fixture(intent.fixture, split_values, fixture_seed)
+    pool = ValuePool(split_values, rng=random.Random(rng.random()))
+    case = intent.build(fixture, rng, pool)
+    text = render(rng.choice(intent.templates(split_phrasing)), case.slots, rng)
+    return Request(intent.name, text, fixture, case, part)
+
+
+def training_requests(n: int, seed: int = 0, intents: Iterable[str] | None = None, multi_turn_share: float = 0.2) -> list[Request]:
+    """``n`` training requests, intents drawn evenly (multi-turn ones at ``multi_turn_share`` of the rows)."""
+    catalogue = all_intents()
+    names = [k for k in (intents or catalogue) if k not in HELD_OUT_INTENTS]
+    single = [k for k in names if not catalogue[k].multi_turn]
+    multi = [k for k in names if catalogue[k].multi_turn]
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        pick = multi if multi and (not single or rng.random() < multi_turn_share) else single
+        intent = catalogue[rng.choice(pick)]
+        out.append(_request(intent, "train", "train", rng.randrange(TRAIN_FIXTURES), rng, "train"))
+    return out
+
+
+def heldout_requests(seed: int = 0, per_intent: dict[str, int] | None = None) -> list[Request]:
+    """The held-out split: held-out phrasings on seen and on new values, and the held-out intents."""
+    per_intent = {**HELD_OUT_PER_INTENT, **(per_intent or {})}
+    rng = random.Random(10_000 + seed)
+    out = []
+    for name, intent in sorted(all_intents().items()):
+        held_intent = name in HELD_OUT_INTENTS
+        for part in (("new_intents",) if held_intent else ("seen_values", "new_values")):
+            for _ in range(per_intent[part]):
+                values = "test" if part == "new_values" else "train"
+                for _ in range(20):  # new_values: redraw until every argument is one training never saw
+                    fixture_seed = rng.randrange(TRAIN_FIXTURES) if values == "train" else rng.randrange(1 << 20)
+                    request = _request(intent, values, "test", fixture_seed, rng, part)
+                    if part != "new_values" or (request.case.args and all(map(is_new_value, request.case.args))):
+                        out.append(request)
+                        break
+    return out
+
+
+def observation(request: Request, cache_dir: str | Path) -> str:
+    """What the terminal shows after the reference CMD of a multi-turn request (run in the sandbox once).
+
+    Kept beside the fixture (``<key>.outputs/<sha of the command>``), so rebuilding the SFT data does
+    not run the same command again.
+    """
+    root = materialize(request.fixture, cache_dir)
+    command = request.case.actions[0]["command"]
+    saved = Path(cache_dir) / f"{request.fixture.key}.outputs" / hashlib.sha256(command.encode()).hexdigest()[:16]
+    if saved.is_file():
+        return saved.read_text(encoding="utf-8")
+    text = RUNS.run(root, command, timeout=60)[0]
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    partial = saved.with_suffix(f".{os.getpid()}.partial")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, saved)
+    return text
+
+
+def sft_messages(request: Request, cache_dir: str | Path | None = None) -> list[dict[str, str]]:
+    """The chat messages of one training dialog; multi-turn ones need ``cache_dir`` for the fixture."""
+    actions = request.case.actions
+    messages = [{"role": "system", "content": RUSTY_SYSTEM_PROMPT}, {"role": "user", "content": request.text},
+                {"role": "assistant", "content": json.dumps(actions[0])}]  # fmt: skip
+    if request.multi_turn:
+        if cache_dir is None:
+            raise ValueError("multi-turn dialogs carry a real command output: pass cache_dir for the fixtures")
+        messages.append({"role": "tool", "name": "CMD", "content": observation(request, cache_dir)})
+        messages.append({"role": "assistant", "content": json.dumps(actions[1])})
+    return messages
+
+
+def check_of(row: dict, final: bool = False) -> Check:
+    return Check.from_json(row["final_check"] if final else row["check"])

@@ -1,0 +1,195 @@
+"""Fixture repositories for terminal requests: a small Python project or Rust crate with a git history.
+
+A fixture is data (files, commits, the uncommitted changes on top, and the facts requests and
+checks need: which file defines which function, which test fails, what a script prints), built
+from a :class:`~rusty_hf.data.terminal.values.ValuePool` so every name in it belongs to one split.
+:func:`materialize` writes it to a folder with a real ``.git`` (fixed author and dates, so the same
+fixture always gets the same commit hashes); folders are cached by the fixture's key.
+
+    from rusty_hf.data.terminal.fixtures import python_fixture, materialize
+    fx = python_fixture(ValuePool("train", seed=3))
+    root = materialize(fx, cache_dir)     # <cache_dir>/<fx.key>/ with .git
+    fx.facts["failing_test"], fx.tree_files()
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rusty_hf.data.terminal.values import ValuePool
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Rusty Fixture", "GIT_AUTHOR_EMAIL": "fixture@rusty.invalid",
+    "GIT_COMMITTER_NAME": "Rusty Fixture", "GIT_COMMITTER_EMAIL": "fixture@rusty.invalid",
+    "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """One repository: ``commits`` in order (message, {path: content}), then ``dirty`` on top, uncommitted."""
+
+    kind: str  # "python" or "rust"
+    commits: tuple[tuple[str, dict[str, str]], ...]
+    dirty: dict[str, str]
+    facts: dict = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        blob = json.dumps([self.kind, self.commits, self.dirty], sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    def tree_files(self) -> dict[str, str]:
+        """The working tree: every commit applied, then the uncommitted changes."""
+        files: dict[str, str] = {}
+        for _, changes in self.commits:
+            files.update(changes)
+        files.update(self.dirty)
+        return files
+
+
+def _lines(pool: ValuePool, n: int) -> list[str]:
+    return [pool.phrase() for _ in range(n)]
+
+
+def python_fixture(pool: ValuePool) -> Fixture:
+    """A Python package with a unittest suite (one test fails), a script, data, notes and a build folder."""
+    rng = pool.rng
+    project, pkg = pool.module(), pool.folder()
+    mod_a, mod_b = pool.distinct(pool.module, 2, avoid={pkg})
+    fa, fb, fc = pool.distinct(pool.function, 3)
+    cls, script, data, scratch = pool.class_name(), pool.function(), pool.noun(), pool.module()
+    script_output, todo = pool.phrase(), pool.phrase()
+    n_rows = rng.randint(3, 9)
+    k = rng.randint(2, 5)
+    tests = [f"test_{fa}_counts", f"test_{fa}_empty", f"test_{fb}_keeps_order"]
+    failing = rng.choice(tests)
+    expected = {tests[0]: "3", tests[1]: "0", tests[2]: "[1, 2, 3]"}
+    wrong = {tests[0]: "4", tests[1]: "1", tests[2]: "[3, 2, 1]"}
+    test_lines = [f"import unittest\n\nfrom {pkg}.{mod_a} import {fa}, {fb}\n\n\nclass {cls}Tests(unittest.TestCase):"]
+    calls = {tests[0]: f"{fa}([1, 2, 3])", tests[1]: f"{fa}([])", tests[2]: f"{fb}([1, 2, 3])"}
+    for name in tests:
+        want = wrong[name] if name == failing else expected[name]
+        test_lines.append(f"    def {name}(self):\n        self.assertEqual({calls[name]}, {want})\n")
+    module_a_v1 = f'"""{mod_a.replace("_", " ")} helpers."""\n\n\ndef {fa}(items):\n    return len(items)\n'
+    module_a = module_a_v1 + f"\n\n# TODO: {todo}\ndef {fb}(items):\n    return list(items)\n"
+    module_b = (
+        f'"""The {cls} type."""\n\n\nclass {cls}:\n    def __init__(self, name):\n        self.name = name\n\n'
+        f"    def label(self):\n        return self.name.upper()\n\n\ndef {fc}(value, factor={k}):\n    return value * factor\n"
+    )
+    notes = _lines(pool, rng.randint(4, 9))
+    files1 = {
+        "README.md": f"# {project}\n\n{project.replace('_', ' ').capitalize()} keeps {pool.noun()} records.\n\n"
+                     "Run the tests with `python3 -m unittest`.\n",
+        ".gitignore": "build/\n__pycache__/\n",
+        f"{pkg}/__init__.py": f'"""{project}."""\n',
+        f"{pkg}/{mod_a}.py": module_a_v1,
+        "notes.txt": "\n".join(notes) + "\n",
+    }
+    files2 = {f"{pkg}/{mod_a}.py": module_a, f"{pkg}/{mod_b}.py": module_b,
+              f"tests/__init__.py": "", f"tests/test_{mod_a}.py": "\n".join(test_lines)}  # fmt: skip
+    rows = [f"{i},{pool.noun()},{rng.randint(1, 99)}" for i in range(n_rows)]
+    files3 = {f"scripts/{script}.py": f"print({script_output!r})\n", f"data/{data}.csv": "id,name,qty\n" + "\n".join(rows) + "\n"}
+    subjects = ["Initial commit", f"Add {fb} and {cls}", f"Add the {script} script"]
+    extra = pool.phrase()
+    dirty = {"notes.txt": files1["notes.txt"] + extra + "\n", f"{scratch}.txt": f"{pool.phrase()}\n",
+             f"build/{pool.noun()}.log": "built\n"}  # fmt: skip
+    facts = {
+        "project": project, "package": pkg, "modules": {mod_a: f"{pkg}/{mod_a}.py", mod_b: f"{pkg}/{mod_b}.py"},
+        "functions": {fa: f"{pkg}/{mod_a}.py", fb: f"{pkg}/{mod_a}.py", fc: f"{pkg}/{mod_b}.py"},
+        "classes": {cls: f"{pkg}/{mod_b}.py"}, "tests": tests, "failing_test": failing,
+        "test_file": f"tests/test_{mod_a}.py", "script": f"scripts/{script}.py", "script_output": script_output,
+        "data_file": f"data/{data}.csv", "todo": todo, "todo_file": f"{pkg}/{mod_a}.py",
+        "subjects": subjects, "commit_files": [sorted(files1), sorted(files2), sorted(files3)],
+        "modified": ["notes.txt"], "untracked": [f"{scratch}.txt"], "added_line": extra, "build_dir": "build",
+    }  # fmt: skip
+    return Fixture("python", ((subjects[0], files1), (subjects[1], files2), (subjects[2], files3)), dirty, facts)
+
+
+def rust_fixture(pool: ValuePool) -> Fixture:
+    """A library crate with a binary; its unit tests (one fails) run with ``cargo test``."""
+    rng = pool.rng
+    crate = pool.module()
+    f1, f2 = pool.distinct(pool.function, 2)
+    greeting = pool.phrase()
+    tests = [f"{f1}_sums", f"{f1}_empty", f"{f2}_doubles"]
+    failing = rng.choice(tests)
+    checks = {tests[0]: (f"{f1}(&[1, 2, 3])", "6", "7"), tests[1]: (f"{f1}(&[])", "0", "1"),
+              tests[2]: (f"{f2}(4)", "8", "9")}  # fmt: skip
+    body = "\n".join(
+        f"    #[test]\n    fn {name}() {{\n        assert_eq!({call}, {bad if name == failing else good});\n    }}\n"
+        for name, (call, good, bad) in checks.items()
+    )
+    lib_v1 = f"/// Adds up the values.\npub fn {f1}(values: &[i64]) -> i64 {{\n    values.iter().sum()\n}}\n"
+    lib = (lib_v1 + f"\n/// Twice the value.\npub fn {f2}(value: i64) -> i64 {{\n    value * 2\n}}\n\n"
+           f"#[cfg(test)]\nmod tests {{\n    use super::*;\n\n{body}}}\n")  # fmt: skip
+    files1 = {
+        "Cargo.toml": f'[package]\nname = "{crate}"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n',
+        ".gitignore": "/target\n",
+        "src/lib.rs": lib_v1,
+        "README.md": f"# {crate}\n\nA small crate. `cargo test` runs its tests.\n",
+    }
+    files2 = {"src/lib.rs": lib, "src/main.rs": f'fn main() {{\n    println!("{greeting}");\n}}\n'}
+    subjects = ["Initial commit", f"Add {f2} and the binary"]
+    notes = "\n".join(_lines(pool, rng.randint(3, 6))) + "\n"
+    dirty = {"NOTES.md": notes}
+    facts = {
+        "crate": crate, "functions": {f1: "src/lib.rs", f2: "src/lib.rs"}, "tests": tests, "failing_test": failing,
+        "binary_output": greeting, "subjects": subjects, "commit_files": [sorted(files1), sorted(files2)],
+        "modified": [], "untracked": ["NOTES.md"],
+    }  # fmt: skip
+    return Fixture("rust", ((subjects[0], files1), (subjects[1], files2)), dirty, facts)
+
+
+def _git(root: Path, *args: str, date: str | None = None) -> None:
+    env = {**os.environ, **GIT_ENV}
+    if date is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+
+
+def materialize(fixture: Fixture, cache_dir: str | os.PathLike) -> Path:
+    """The fixture as a folder with its git history, under ``cache_dir/<key>`` (built once, then reused).
+
+    Built in a temporary folder and renamed into place, so a reader never sees half a fixture.
+    """
+    target = Path(cache_dir) / fixture.key
+    if (target / ".git").is_dir():
+        return target
+    Path(cache_dir).mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{fixture.key}-", dir=cache_dir))
+    try:
+        _git(work, "-c", "init.defaultBranch=main", "init", "-q")
+        for day, (message, changes) in enumerate(fixture.commits, start=1):
+            _write(work, changes)
+            _git(work, "add", "-A")
+            _git(work, "commit", "-q", "-m", message, date=f"2026-01-{day:02d}T10:00:00+00:00")
+        _write(work, fixture.dirty)
+        os.rename(work, target)
+    except OSError:
+        shutil.rmtree(work, ignore_errors=True)
+        if not (target / ".git").is_dir():  # another process may have won the rename
+            raise
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return target
+
+
+def copy_fixture(root: Path, dest: str | os.PathLike) -> Path:
+    """A fresh copy of a materialized fixture (with ``.git``) for one check to act on."""
+    return Path(shutil.copytree(root, dest, symlinks=True))

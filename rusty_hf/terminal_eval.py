@@ -1,0 +1,195 @@
+"""Evaluate a Rusty checkpoint on held-out terminal requests: does what it does follow from the request?
+
+Each held-out request (``rusty_hf.data.terminal.dataset.heldout_requests``) is answered as
+``rusty-terminal`` answers it: the Rusty persona as the system prompt, greedy decoding under the
+protocol's constrained decoding, tool results rendered by the tool-aware chat template. The first
+action is judged by executing it on a fresh copy of the request's fixture (``checks.judge``); a
+multi-turn request continues, the command's real output going back to the model, until it answers
+MSG or ``max_steps`` actions have run, and the episode succeeds when that MSG states the fact asked for.
+
+Reported per part (``seen_values``: held-out phrasings on training values; ``new_values``: every
+argument new; ``new_intents``: intents never trained, apart) and per intent, as mean ± standard error:
+first-action success, episode success (multi-turn requests), the right action type, protocol validity.
+
+    from rusty_hf.terminal_eval import evaluate_terminal, format_terminal_table
+    report = evaluate_terminal(model, tokenizer, cache_dir="outputs/terminal_fixtures")
+    print(format_terminal_table(report))
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import torch
+from transformers import LogitsProcessorList, PreTrainedModel, PreTrainedTokenizerBase
+
+from rusty_hf.agent.tool_calling import enable_tool_calling
+from rusty_hf.data.terminal.checks import Verdict, judge, observe
+from rusty_hf.data.terminal.dataset import PARTS, Request, heldout_requests
+from rusty_hf.data.terminal.fixtures import materialize
+from rusty_hf.evaluation import mean_and_stderr
+from rusty_hf.protocol import Action, ProtocolError, ProtocolLogitsProcessor, parse_action
+from rusty_hf.protocol.copying import copy_sources
+from rusty_hf.tokenizer import generation_eos_ids
+
+MAX_STEPS = 3
+DEFAULT_MAX_NEW_TOKENS = 96  # commands and answers here are short; an EDIT of a one-line file fits
+
+
+def generate_replies(
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    conversations: Sequence[list[dict]],
+    *,
+    batch_size: int = 16,
+    max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
+    constrained: bool = True,
+    copy: bool = True,
+) -> list[str]:
+    """One greedy reply per conversation, batched with left padding, as the terminal decodes.
+
+    ``copy`` adds the copy bias (`rusty_hf.protocol.copying`) from each conversation's last request and
+    the command outputs since, as rusty-terminal does (constrained decoding only).
+    """
+    tokenizer.padding_side = "left"
+    eos = generation_eos_ids(tokenizer)
+    order = sorted(range(len(conversations)), key=lambda i: len(json.dumps(conversations[i])))  # less padding
+    replies: list[str] = [""] * len(conversations)
+    for start in range(0, len(order), batch_size):
+        batch = order[start : start + batch_size]
+        texts = [tokenizer.apply_chat_template(conversations[i], add_generation_prompt=True, tokenize=False) for i in batch]
+        inputs = tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
+        processors = LogitsProcessorList()
+        if constrained:
+            sources = [copy_sources(conversations[i]) for i in batch] if copy else None
+            processors.append(ProtocolLogitsProcessor(tokenizer, max_new_tokens=max_new_tokens, copy_sources=sources))
+        with torch.no_grad():
+            out = model.generate(**inputs, max_new_tokens=max_new_tokens, do_sample=False, logits_processor=processors,
+                                 eos_token_id=eos, pad_token_id=tokenizer.pad_token_id)  # fmt: skip
+        decoded = tokenizer.batch_decode(out[:, inputs["input_ids"].shape[1] :], skip_special_tokens=True)
+        for i, text in zip(batch, decoded):
+            replies[i] = text.strip()
+    return replies
+
+
+def _parse(text: str) -> Action | None:
+    try:
+        return parse_action(text)
+    except ProtocolError:
+        return None
+
+
+def run_episodes(model, tokenizer, requests: Sequence[Request], cache_dir: str | Path, *, batch_size: int = 16,
+                 max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS, max_steps: int = MAX_STEPS, constrained: bool = True,
+                 copy: bool = True, workers: int = 2) -> list[dict]:  # fmt: skip
+    """Play every request: the first action judged, multi-turn ones continued until a MSG. One record each."""
+    tokenizer = enable_tool_calling(tokenizer)
+    roots = [materialize(r.fixture, cache_dir) for r in requests]
+    conversations = [r.row()["prompt"] for r in requests]
+    records = [{"intent": r.intent, "part": r.part, "request": r.text, "multi_turn": r.multi_turn, "replies": [],
+                "valid": [], "first_ok": False, "episode_ok": False, "reason": ""} for r in requests]  # fmt: skip
+    live = list(range(len(requests)))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for step in range(max_steps):
+            replies = generate_replies(model, tokenizer, [conversations[i] for i in live], batch_size=batch_size,
+                                       max_new_tokens=max_new_tokens, constrained=constrained, copy=copy)  # fmt: skip
+            actions = [_parse(text) for text in replies]
+
+            def judged(job) -> Verdict:
+                i, action = job
+                request = requests[i]
+                if step == 0:
+                    return judge(request.case.first, action, roots[i])
+                if action is not None and action.action == "MSG":
+                    return judge(request.case.final, action, roots[i])
+                if action is None:
+                    return Verdict(False, "no valid action")
+                return Verdict(False, "still acting", observe(action, roots[i]))  # the episode goes on
+
+            verdicts = list(pool.map(judged, zip(live, actions)))
+            still = []
+            for i, text, action, verdict in zip(live, replies, actions, verdicts):
+                record, request = records[i], requests[i]
+                record["replies"].append(text)
+                record["valid"].append(action is not None)
+                if step == 0:
+                    record["first_ok"], record["reason"] = verdict.ok, verdict.reason
+                    record["action_type_ok"] = action is not None and action.action == request.case.actions[0]["action"]
+                    if not request.multi_turn:
+                        record["episode_ok"] = verdict.ok
+                if not request.multi_turn or action is None:
+                    continue
+                if action.action == "MSG":
+                    final = verdict if step > 0 else judge(request.case.final, action, roots[i])  # answered unseen
+                    record["episode_ok"], record["final_reason"] = final.ok, final.reason
+                    continue
+                conversations[i] = conversations[i] + [
+                    {"role": "assistant", "content": action.to_json()},
+                    {"role": "tool", "name": action.action, "content": verdict.observation or ""},
+                ]
+                still.append(i)
+            live = still
+            if not live:
+                break
+    return records
+
+
+def _rate(records: list[dict], key: str) -> dict:
+    if not records:
+        return {"mean": None, "stderr": None, "n": 0}
+    mean, stderr = mean_and_stderr([float(r[key]) for r in records])
+    return {"mean": mean, "stderr": stderr, "n": len(records)}
+
+
+def summarize(records: list[dict]) -> dict:
+    """First-action and episode success, action type and validity, per part and intent, mean ± SE."""
+    def block(rows: list[dict]) -> dict:
+        return {
+            "first_action_success": _rate(rows, "first_ok"),
+            "episode_success": _rate([r for r in rows if r["multi_turn"]], "episode_ok"),
+            "action_type_accuracy": _rate(rows, "action_type_ok"),
+            "protocol_validity": _rate([{"v": v} for r in rows for v in r["valid"]], "v"),
+        }
+
+    trained = [r for r in records if r["part"] != "new_intents"]
+    by_intent = defaultdict(list)
+    for r in records:
+        by_intent[r["intent"]].append(r)
+    return {
+        "overall": block(trained),
+        "parts": {part: block([r for r in records if r["part"] == part]) for part in PARTS},
+        "intents": {name: {"part": rows[0]["part"] if len({r["part"] for r in rows}) == 1 else "trained", **block(rows)}
+                    for name, rows in sorted(by_intent.items())},
+    }  # fmt: skip
+
+
+def evaluate_terminal(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, cache_dir: str | Path, *,
+                      seed: int = 0, per_intent: dict[str, int] | None = None, batch_size: int = 16,
+                      max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS, constrained: bool = True,
+                      copy: bool = True) -> dict:  # fmt: skip
+    """The terminal suite: ``settings``, the summary (``overall``, ``parts``, ``intents``) and every ``sample``."""
+    requests = heldout_requests(seed=seed, per_intent=per_intent)
+    model.eval()
+    records = run_episodes(model, tokenizer, requests, cache_dir, batch_size=batch_size,
+                           max_new_tokens=max_new_tokens, constrained=constrained, copy=copy)  # fmt: skip
+    settings = {"suite": "terminal", "split": "held-out phrasings (seen and new values) + held-out intents",
+                "requests": len(requests), "seed": seed, "decoding": "greedy", "temperature": 0.0,
+                "constrained": constrained, "copy_bias": copy and constrained, "max_new_tokens": max_new_tokens, "max_steps": MAX_STEPS}  # fmt: skip
+    return {"settings": settings, **summarize(records), "samples": records}
+
+
+def _cell(stat: dict) -> str:
+    return "-" if stat["mean"] is None else f"{stat['mean']:.3f} ± {stat['stderr']:.3f} (n={stat['n']})"
+
+
+def format_terminal_table(report: dict) -> str:
+    """A Markdown table: one row per part, then overall."""
+    lines = ["| part | first-action success | episode success | action type | protocol validity |", "|---|---|---|---|---|"]
+    for name, block in [*report["parts"].items(), ("overall (trained intents)", report["overall"])]:
+        lines.append(f"| {name} | {_cell(block['first_action_success'])} | {_cell(block['episode_success'])} | "
+                     f"{_cell(block['action_type_accuracy'])} | {_cell(block['protocol_validity'])} |")  # fmt: skip
+    return "\n".join(lines)
