@@ -114,6 +114,20 @@ def test_infinite_loop_costs_one_test_its_time_limit_not_the_run(toolchain):
     assert result.timed_out and result.status == "test_timeout" and result.duration_s < 30
 
 
+def test_should_panic_tests_pass_only_programs_that_panic_where_the_reference_does(toolchain):
+    tests = (
+        "#[cfg(test)]\nmod tests {\n    #[test]\n    #[should_panic]\n"
+        "    fn empty_pop_panics() { let mut s = super::Stack::default(); s.push(3);\n"
+        "        assert_eq!(s.pop(), 3);\n        s.pop();\n    }\n}"
+    )
+    reference = "#[derive(Default)]\npub struct Stack(Vec<i32>);\nimpl Stack {\n    pub fn push(&mut self, x: i32) { self.0.push(x) }\n    pub fn pop(&mut self) -> i32 { self.0.pop().expect(\"empty\") }\n}\n"
+    lenient = reference.replace('self.0.pop().expect(\"empty\")', "self.0.pop().unwrap_or(0)")
+    stub = reference.replace('self.0.pop().expect(\"empty\")', "todo!()")
+    results = [compile_rust(code, tests=tests, reference=reference, toolchain=toolchain, timeout=60)
+               for code in (reference, lenient, stub)]  # fmt: skip
+    assert [r.tests_passed for r in results] == [1, 0, 0]  # the stub panics too, but before recording 3
+
+
 def test_const_eval_loop_fails_the_build_in_seconds(toolchain):
     code = "pub const SPIN: u64 = { let mut i = 0u64; loop { i = i.wrapping_add(1); if i == 0 { break i; } } };\n"
     result = compile_rust(code, toolchain=toolchain, timeout=60)
