@@ -289,26 +289,27 @@ pub fn total(xs: &[i32]) -> i32 {
 }
 
 
-def rust_batch() -> tuple[list[str], list[str]]:
-    """(completions, tests): every Rust task's reference, then a non-compiling copy of each, fenced."""
+def rust_batch() -> tuple[list[str], dict[str, list[str]]]:
+    """(completions, columns): every Rust task's reference, then a non-compiling copy of each, fenced;
+    the ``tests`` and ``solution`` (reference) columns the reward reads."""
     rows = list(load_tasks(language="rust"))
     codes = [r["solution"] for r in rows]
     codes += [f"{r['solution']}\npub fn broken_{i}() -> i32 {{ undefined_value_{i} }}\n" for i, r in enumerate(rows)]
-    tests = [r["tests"] for r in rows] * 2
-    return [f"Here you go.\n```rust\n{code}```\n" for code in codes], tests
+    columns = {"tests": [r["tests"] for r in rows] * 2, "solution": [r["solution"] for r in rows] * 2}
+    return [f"Here you go.\n```rust\n{code}```\n" for code in codes], columns
 
 
 def rust_section(args) -> dict:
     workers = args.workers or default_rust_workers()
-    completions, tests = rust_batch()
+    completions, columns = rust_batch()  # the references' test records are cached after the first round
     half = len(completions) // 2
     fresh_s, scores = [], []
     for _ in range(args.rounds):
         reward = get_rust_reward(max_workers=workers)  # a new, empty cache each round
-        t, scores = timed(lambda r=reward: r(completions, tests=tests))
+        t, scores = timed(lambda r=reward: r(completions, **columns))
         fresh_s.append(t)
     repeats = 50
-    hits_t, _ = timed(lambda: [reward(completions, tests=tests) for _ in range(repeats)])
+    hits_t, _ = timed(lambda: [reward(completions, **columns) for _ in range(repeats)])
     ordered = get_rust_reward()([f"```rust\n{c}```" if "Rust" not in name else c for name, c in RUST_ORDERED.items()])
     fresh_per_s = len(completions) / statistics.median(fresh_s)
     hits_per_s = repeats * len(completions) / hits_t

@@ -102,10 +102,11 @@ def _score_python(code: str, tests: str, timeout: float) -> SampleScore:
     return SampleScore(outcome.fraction, outcome.status == "ok" and outcome.passed == outcome.total, outcome.status, True)
 
 
-def _score_rust(code: str, tests: str, timeout: float) -> SampleScore:
+def _score_rust(code: str, tests: str, timeout: float, reference: str | None) -> SampleScore:
     from rusty_hf.rewards.rust_compile import compile_rust
 
-    result = compile_rust(code, tests=tests, clippy=False, timeout=timeout)  # lints don't decide pass/fail
+    # lints don't decide pass/fail; the tests expect what they record for the reference solution
+    result = compile_rust(code, tests=tests, reference=reference, clippy=False, timeout=timeout)
     passed = result.status == "ok" and result.tests_total > 0 and result.tests_passed == result.tests_total
     return SampleScore(result.test_fraction if result.tests_compiled else 0.0, passed, result.status, result.success)
 
@@ -130,13 +131,22 @@ def score_samples(
     *,
     timeout: float = 30.0,
     max_workers: int | None = None,
+    references: Sequence[str] | None = None,
 ) -> list[list[SampleScore]]:
     """Score each task's completions against its tests in the sandbox (identical programs run once).
 
-    A sample whose scoring fails inside rusty_hf (not in the model's code) gets status ``error`` and
-    a logged warning instead of ending the evaluation.
+    ``references`` (each task's reference solution, the ``solution`` column) is required for Rust:
+    a Rust test passes when it records what it records for the reference. A sample whose scoring
+    fails inside rusty_hf (not in the model's code) gets status ``error`` and a logged warning
+    instead of ending the evaluation.
     """
-    scorer: Callable[[str, str, float], SampleScore] = {"python": _score_python, "rust": _score_rust}[language]
+    if language == "rust" and (references is None or len(references) != len(tests)):
+        raise ValueError("Rust samples need references=: each task's reference solution (the `solution` column)")
+    reference_of = dict(zip(tests, references or []))
+    scorer: Callable[[str, str, float], SampleScore] = {
+        "python": _score_python,
+        "rust": lambda code, t, seconds: _score_rust(code, t, seconds, reference_of[t]),
+    }[language]
 
     def safe_score(job: tuple[str, str]) -> SampleScore:
         try:
@@ -246,7 +256,7 @@ def evaluate_model(
         set_seed(seed)  # each language's samples do not depend on which languages ran before
         completions = generate_samples(model, tokenizer, list(rows["prompt"]), num_samples=num_samples, temperature=temperature,
                                        top_p=top_p, max_new_tokens=max_new_tokens, batch_size=batch_size)
-        scores = score_samples(completions, list(rows["tests"]), language, timeout=timeout)
+        scores = score_samples(completions, list(rows["tests"]), language, timeout=timeout, references=list(rows["solution"]))
         report["aggregate"][language], tasks = _language_report(rows, completions, scores, list(k), pass_at_k)
         report["tasks"] += tasks
     every_completion = [s["completion"] for task in report["tasks"] for s in task["samples"]]

@@ -74,7 +74,7 @@ def score_checkpoint(
     completions = generate_samples(model, tokenizer, [r["prompt"] for r in rows], num_samples=num_samples,
                                    temperature=temperature, max_new_tokens=max_new_tokens, batch_size=batch_size)
     flat = [c for per_task in completions for c in per_task]
-    columns = {key: [r[key] for r in rows for _ in range(num_samples)] for key in ("tests", "language", "name")}
+    columns = {key: [r[key] for r in rows for _ in range(num_samples)] for key in ("tests", "solution", "language", "name")}
     totals = [0.0] * len(flat)
     per_reward = {}
     for func, weight in zip(get_reward_funcs(reward_names), weights):

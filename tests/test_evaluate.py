@@ -59,7 +59,7 @@ def test_rust_scoring_runs_the_task_tests_with_rustc():
         pytest.skip(reason)
     task = load_tasks(language="rust", split="test")[0]
     completions = [[_fenced(task["solution"], "rust"), _fenced("pub fn broken( {", "rust")]]
-    (scores,) = score_samples(completions, [task["tests"]], "rust")
+    (scores,) = score_samples(completions, [task["tests"]], "rust", references=[task["solution"]])
     assert [s.passed for s in scores] == [True, False] and scores[1].status == "compile_error"
     assert [s.compiled for s in scores] == [True, False]
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from rusty_hf.data.tasks import load_tasks
-from rusty_hf.rewards.rust_compile import compile_rust, count_tests, parse_diagnostics
+from rusty_hf.rewards.rust_compile import compile_rust, parse_diagnostics, reference_frames
+from rusty_hf.rewards.rust_harness import ReferenceCache
 from rusty_hf.rewards.rust_toolchain import RustToolchainError, find_toolchain
 from rusty_hf.sandbox import capabilities
 
@@ -65,13 +67,18 @@ def test_allow_attributes_do_not_hide_warnings(toolchain):
 
 
 def test_reference_solution_passes_its_task_tests(toolchain, task):
-    result = compile_rust(task["solution"], tests=task["tests"], toolchain=toolchain)
+    result = compile_rust(task["solution"], tests=task["tests"], reference=task["solution"], toolchain=toolchain)
     assert result.status == "ok" and result.tests_compiled
-    assert result.tests_passed == result.tests_total == count_tests(task["tests"]) > 0
+    assert result.tests_passed == result.tests_total == len(re.findall(r"#\[test\]", task["tests"])) > 0
+
+
+def test_tests_without_a_reference_solution_are_refused(toolchain, task):
+    with pytest.raises(ValueError, match="reference solution"):
+        compile_rust(task["solution"], tests=task["tests"], toolchain=toolchain)
 
 
 def test_code_that_does_not_fit_the_tests_compiles_but_its_tests_do_not(toolchain, task):
-    result = compile_rust("pub fn unrelated() {}\n", tests=task["tests"], toolchain=toolchain)
+    result = compile_rust("pub fn unrelated() {}\n", tests=task["tests"], reference=task["solution"], toolchain=toolchain)
     assert result.success and not result.tests_compiled
     assert result.status == "tests_compile_error" and result.n_errors >= 1 and result.test_fraction == 0.0
 
@@ -84,21 +91,53 @@ def test_test_binary_runs_inside_the_sandbox(toolchain):
 mod tests {{
     #[test]
     fn host_files_are_out_of_reach() {{
-        assert!(std::fs::read_to_string("/etc/passwd").is_err());
-        assert!(std::fs::metadata({json.dumps(str(here))}).is_err());
+        assert_eq!(std::fs::read_to_string("/etc/passwd").is_err(), true);
+        assert_eq!(std::fs::metadata({json.dumps(str(here))}).is_err(), true);
     }}
 }}"""
-    result = compile_rust("pub fn noop() {}\n", tests=tests, toolchain=toolchain)
-    assert (result.tests_passed, result.tests_total) == (1, 1)
+    frames = reference_frames("pub fn noop() {}\n", tests, toolchain=toolchain, cache=ReferenceCache())
+    (frame,) = frames.values()
+    assert [line.endswith(', "true")') for line in frame.observations] == [True, True]
 
 
-def test_infinite_loop_in_tests_times_out(toolchain):
-    tests = "#[cfg(test)]\nmod tests {\n    #[test]\n    fn spins() { super::spin() }\n}"
-    code = "pub fn spin() { loop { std::hint::spin_loop(); } }\n"
-    result = compile_rust(code, tests=tests, timeout=4, toolchain=toolchain)
-    assert result.timed_out and result.duration_s < 4 + 2
-    assert result.tests_passed == 0 and result.test_fraction == 0.0
-    assert result.status in ("test_timeout", "compile_error")  # compile_error: a machine too busy to compile in 4 s
+def test_infinite_loop_costs_one_test_its_time_limit_not_the_run(toolchain):
+    tests = (
+        "#[cfg(test)]\nmod tests {\n    #[test]\n    fn spins() { assert_eq!(super::answer(true), 1) }\n"
+        "    #[test]\n    fn returns() { assert_eq!(super::answer(false), 2) }\n}"
+    )
+    reference = "pub fn answer(spin: bool) -> u8 { if spin { 1 } else { 2 } }\n"
+    code = "pub fn answer(spin: bool) -> u8 { while spin { std::hint::spin_loop(); } 2 }\n"
+    result = compile_rust(code, tests=tests, reference=reference, toolchain=toolchain, timeout=60, test_timeout=1)
+    if not result.tests_compiled:
+        pytest.skip(f"the machine is too busy to compile in time: {result.status}")
+    assert result.passed_names == ("tests::returns",) and result.tests_total == 2
+    assert result.timed_out and result.status == "test_timeout" and result.duration_s < 30
+
+
+def test_should_panic_tests_pass_only_programs_that_panic_where_the_reference_does(toolchain):
+    tests = (
+        "#[cfg(test)]\nmod tests {\n    #[test]\n    #[should_panic]\n"
+        "    fn empty_pop_panics() { let mut s = super::Stack::default(); s.push(3);\n"
+        "        assert_eq!(s.pop(), 3);\n        s.pop();\n    }\n}"
+    )
+    reference = "#[derive(Default)]\npub struct Stack(Vec<i32>);\nimpl Stack {\n    pub fn push(&mut self, x: i32) { self.0.push(x) }\n    pub fn pop(&mut self) -> i32 { self.0.pop().expect(\"empty\") }\n}\n"
+    lenient = reference.replace('self.0.pop().expect(\"empty\")', "self.0.pop().unwrap_or(0)")
+    stub = reference.replace('self.0.pop().expect(\"empty\")', "todo!()")
+    results = [compile_rust(code, tests=tests, reference=reference, toolchain=toolchain, timeout=60)
+               for code in (reference, lenient, stub)]  # fmt: skip
+    assert [r.tests_passed for r in results] == [1, 0, 0]  # the stub panics too, but before recording 3
+
+
+def test_const_eval_loop_fails_the_build_in_seconds(toolchain):
+    code = "pub const SPIN: u64 = { let mut i = 0u64; loop { i = i.wrapping_add(1); if i == 0 { break i; } } };\n"
+    result = compile_rust(code, toolchain=toolchain, timeout=60)
+    assert not result.success and not result.timed_out and result.duration_s < 20
+    assert any(d.code == "long_running_const_eval" for d in result.diagnostics)
+
+
+def test_a_program_cannot_allow_the_const_eval_lint(toolchain):
+    result = compile_rust("#![allow(long_running_const_eval)]\npub fn f() {}\n", toolchain=toolchain)
+    assert not result.success and any(d.code == "E0453" for d in result.diagnostics)
 
 
 def test_parse_diagnostics_skips_summaries_and_notes():
@@ -115,7 +154,3 @@ def test_parse_diagnostics_skips_summaries_and_notes():
     stderr = "\n".join(json.dumps(line) for line in lines) + "\nnot json\n"
     found = parse_diagnostics(stderr)
     assert [(d.level, d.code, d.line) for d in found] == [("error", "E0308", 3), ("warning", "unused_variables", None)]
-
-
-def test_count_tests_counts_test_attributes():
-    assert count_tests("#[test]\nfn a() {}\n#[ test ]\nfn b() {}\n#[cfg(test)]") == 2

@@ -7,6 +7,7 @@ import logging
 import pytest
 
 import rusty_hf.rewards.rust as rust_module
+import rusty_hf.rewards.rust_harness as rust_harness
 from rusty_hf.data.tasks import load_tasks
 from rusty_hf.rewards import get_reward_funcs
 from rusty_hf.rewards.rust import RustRewardConfig, compute_reward, get_rust_reward, reward_components, score_rust
@@ -94,8 +95,8 @@ WRONG_BRACKETS = "pub fn balanced_brackets(_s: &str) -> bool {\n    false\n}\n"
 def test_test_pass_term_scales_with_the_task_tests_passed(task):
     assert task["name"] == "balanced_brackets"
     toolchain, config = find_toolchain(), RustRewardConfig(test_pass=10.0)
-    right = score_rust(task["solution"], task["tests"], toolchain, config)
-    wrong = score_rust(WRONG_BRACKETS, task["tests"], toolchain, config)
+    right = score_rust(task["solution"], task["tests"], toolchain, config, reference=task["solution"])
+    wrong = score_rust(WRONG_BRACKETS, task["tests"], toolchain, config, reference=task["solution"])
     assert right["test_fraction"] == 1.0 and right["components"]["test_pass"] == 10.0
     assert wrong["test_fraction"] < 1.0 and wrong["components"]["test_pass"] == 10.0 * wrong["test_fraction"]
 
@@ -105,6 +106,7 @@ def test_log_metric_gets_compile_and_test_pass_rates(task):
     get_rust_reward()(
         [fenced(task["solution"]), fenced(WRONG_BRACKETS), fenced(DOES_NOT_COMPILE)],
         tests=[task["tests"]] * 3,
+        solution=[task["solution"]] * 3,
         log_metric=logged.__setitem__,
     )
     assert logged["rust/compile_rate"] == pytest.approx(2 / 3)
@@ -128,6 +130,33 @@ def test_disk_cache_is_shared_by_reward_instances(tmp_path, monkeypatch):
     first = get_rust_reward(cache_dir=tmp_path)([fenced(UNWRAPS)])
     monkeypatch.setattr(rust_module, "compile_rust", lambda *a, **k: pytest.fail("compiled again"))
     assert get_rust_reward(cache_dir=tmp_path)([fenced(UNWRAPS)]) == first
+
+
+def test_rows_with_tests_but_no_reference_get_none_and_say_why_once(task, caplog):
+    reward = get_rust_reward()
+    with caplog.at_level(logging.ERROR, logger="rusty_hf.rewards.rust"):
+        assert reward([fenced(task["solution"])] * 2, tests=[task["tests"]] * 2) == [None, None]
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and "`solution` column" in errors[0]
+
+
+def test_a_broken_reference_gives_none_and_is_said_once(task, caplog):
+    reward = get_rust_reward()
+    broken = "pub fn balanced_brackets(_text: &str) -> bool { true }\n"  # fails its own tests
+    with caplog.at_level(logging.ERROR, logger="rusty_hf.rewards.rust"):
+        scores = reward([fenced(task["solution"]), fenced(WRONG_BRACKETS)], tests=[task["tests"]] * 2, solution=[broken] * 2)
+    assert scores == [None, None]
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and "fails its own test" in errors[0]
+
+
+def test_the_score_cache_key_covers_the_test_harness(tmp_path, monkeypatch, task):
+    columns = {"tests": [task["tests"]], "solution": [task["solution"]]}
+    get_rust_reward(cache_dir=tmp_path)([fenced(task["solution"])], **columns)
+    monkeypatch.setattr(rust_harness, "PRELUDE", rust_harness.PRELUDE + "// another harness\n")
+    fresh = get_rust_reward(cache_dir=tmp_path)
+    fresh([fenced(task["solution"])], **columns)
+    assert fresh.cache.hits == 0
 
 
 def test_other_languages_get_none():

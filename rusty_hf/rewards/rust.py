@@ -6,7 +6,9 @@ Score per completion (every weight is a :class:`RustRewardConfig` field; default
     compile_success [10]   the code type-checks on its own (rustc --emit=metadata)
   + no_errors       [5]    ... and the task's tests compile against it too (no error anywhere)
   + no_warnings     [1]    ... without a rustc or clippy warning
-  + test_pass       [10] x fraction of the task's #[test]s that pass (tasks with tests only)
+  + test_pass       [10] x fraction of the task's #[test]s that pass (tasks with tests only): a test
+                           passes when it records for the program exactly what it records for the
+                           task's reference solution (``rust_harness`` decides, outside the program)
   + parseable       [8]    tree-sitter parses it without error and it defines something
   + structure       [2] x  (defines a fn/type, 1/2) + (no function over max_function_lines, 1/2)
   + quality         [3] x  mean of: Result/Option in types, the ? operator, doc coverage of items
@@ -21,8 +23,9 @@ compiling code full of ``unwrap`` above code that does not compile, which stays 
 not Rust. ``normalize=True`` maps the score linearly to [0, 1] between its lowest and highest
 possible values (the highest includes ``test_pass`` only for tasks with tests).
 
-Usage with TRL (dataset columns ``tests`` -- optional, a ``#[cfg(test)] mod tests`` block -- and
-``language``; rows whose language is not "rust" get None)::
+Usage with TRL (dataset columns ``tests`` -- optional, a ``#[cfg(test)] mod tests`` block --, its
+reference ``solution`` (required where there are tests: the expected values come from running it),
+and ``language``; rows whose language is not "rust" get None)::
 
     from rusty_hf.rewards import get_reward_funcs
     trainer = GRPOTrainer(..., reward_funcs=get_reward_funcs(["rust"]))
@@ -44,7 +47,8 @@ from rusty_hf.rewards.execution import default_workers
 from rusty_hf.rewards.extract import completion_text, extract_code
 from rusty_hf.rewards.rust_ast import AstMetrics, analyze_ast
 from rusty_hf.rewards.rust_cache import ScoreCache, cache_key
-from rusty_hf.rewards.rust_compile import CompileResult, compile_rust
+from rusty_hf.rewards.rust_compile import DEFAULT_TEST_TIMEOUT, CompileResult, compile_rust, harness_fingerprint
+from rusty_hf.rewards.rust_harness import DEFAULT_REFERENCES, ReferenceCache, TaskReferenceError
 from rusty_hf.rewards.rust_toolchain import RustToolchain, RustToolchainError, find_toolchain
 from rusty_hf.sandbox import Limits
 
@@ -152,9 +156,13 @@ def score_rust(
     clippy: bool = True,
     timeout: float = 60.0,
     limits: Limits | None = None,
+    reference: str | None = None,
+    test_timeout: float = DEFAULT_TEST_TIMEOUT,
+    references: ReferenceCache | None = None,
 ) -> dict:
     """Score one program: a JSON-able dict (reward, status, components, compiled, parsed, tests, ...).
 
+    ``reference`` is the task's reference solution, required with ``tests`` (see :func:`compile_rust`).
     Text with syntax errors that defines nothing (prose, an empty answer) never reaches rustc.
     """
     metrics = analyze_ast(code or "")
@@ -162,7 +170,10 @@ def score_rust(
     if not code or not code.strip() or (metrics.syntax_errors and not metrics.n_items):
         compiled, status = CompileResult(False, 1, 0, has_tests=has_tests), "no_code" if not code else "not_rust"
     else:
-        compiled = compile_rust(code, tests=tests, toolchain=toolchain, clippy=clippy, timeout=timeout, limits=limits)
+        compiled = compile_rust(
+            code, tests=tests, reference=reference, toolchain=toolchain, clippy=clippy, timeout=timeout,
+            limits=limits, test_timeout=test_timeout, references=references,
+        )
         status = compiled.status
     components = reward_components(compiled, metrics, config)
     return {
@@ -216,6 +227,7 @@ def get_rust_reward(
     max_workers: int | None = None,
     cache_size: int = 4096,
     cache_dir: str | os.PathLike | None = None,
+    test_timeout: float = DEFAULT_TEST_TIMEOUT,
 ) -> Callable[..., list[float | None]]:
     """Build a Rust reward with its own weights, toolchain, parallelism and cache.
 
@@ -224,54 +236,82 @@ def get_rust_reward(
         normalize: return scores in [0, 1] instead of raw points.
         rustc: the compiler; None looks in ``$RUSTC``, ``PATH`` and ``~/.cargo/bin``.
         clippy: count clippy lints as warnings when ``clippy-driver`` is installed.
-        timeout: wall-clock seconds for one program's compiles and test run.
+        timeout: wall-clock seconds for one program's compiles and test runs.
         limits: sandbox limits; None takes ``rust_compile.DEFAULT_LIMITS``.
         max_workers: programs compiled at once; defaults to :func:`default_rust_workers`.
-        cache_size: scores kept in memory (LRU), keyed by a hash of code, tests, weights and toolchain.
-        cache_dir: also keep scores on disk there (shared by processes, survives restarts).
+        cache_size: scores kept in memory (LRU), keyed by a hash of code, tests, reference, weights,
+            toolchain and test harness.
+        cache_dir: also keep scores, and the reference solutions' test records, on disk there
+            (shared by processes, survives restarts).
+        test_timeout: wall-clock seconds for each test's process.
 
     Returns:
         A TRL reward function named ``rust_reward``; ``.cache`` is its :class:`ScoreCache`.
     """
     config = config or RustRewardConfig()
     cache = ScoreCache(cache_size, cache_dir)
-    settings = {"config": dataclasses.asdict(config), "normalize": normalize, "clippy": clippy}
-    warned: set[str] = set()  # toolchain errors already logged: one line, not one per sample and step
+    references = ReferenceCache(directory=os.path.join(cache_dir, "references")) if cache_dir else DEFAULT_REFERENCES
+    settings = {"config": dataclasses.asdict(config), "normalize": normalize, "clippy": clippy,
+                "harness": harness_fingerprint(test_timeout)}  # fmt: skip
+    warned: set[str] = set()  # errors already logged: one line, not one per sample and step
 
-    def score(code: str | None, tests: str | None, toolchain: RustToolchain) -> dict:
+    def warn_once(message: str) -> None:
+        if message not in warned:
+            warned.add(message)
+            logger.error("rust_reward: %s", message)
+
+    def score(code: str | None, tests: str | None, reference: str | None, toolchain: RustToolchain) -> dict:
         try:
             return score_rust(
-                code, tests, toolchain, config, normalize=normalize, clippy=clippy, timeout=timeout, limits=limits
-            )
+                code, tests, toolchain, config, normalize=normalize, clippy=clippy, timeout=timeout, limits=limits,
+                reference=reference, test_timeout=test_timeout, references=references,
+            )  # fmt: skip
         except RustToolchainError:
             raise
+        except TaskReferenceError as exc:  # the task is broken, not the sample: said once per task
+            warn_once(f"samples of a task get reward None: its reference solution is unusable: {exc}")
+            return {"status": "reference_error"}
         except Exception as exc:  # noqa: BLE001 -- a broken sample must not stop the training run
             logger.warning("rust_reward: sample skipped (reward None): %s: %s", type(exc).__name__, exc)
             return {"status": "error"}
 
-    def sample_key(completion: object, tests: object, toolchain: RustToolchain) -> tuple[str | None, str] | None:
-        """(code, cache key) of one sample, or None when its completion or tests are malformed (logged)."""
+    def sample_key(completion: object, tests: object, reference: object, toolchain: RustToolchain):
+        """(code, cache key) of one sample, or None when its completion, tests or reference are malformed (logged)."""
         try:
             if tests is not None and not isinstance(tests, str):
                 raise TypeError(f"tests must be Rust source or None, got {type(tests).__name__}")
+            if tests and tests.strip() and not (isinstance(reference, str) and reference.strip()):
+                warn_once(
+                    "rows with tests need the task's reference solution in a `solution` column (as "
+                    "rusty_hf.data.tasks.load_tasks gives): the values each test expects come from running it; "
+                    "those rows get reward None"
+                )
+                return None
             code = extract_code(completion_text(completion), "rust")
-            return code, cache_key(code, tests or "", settings, toolchain.version)
+            return code, cache_key(code, tests or "", reference if tests else "", settings, toolchain.version)
         except Exception as exc:  # noqa: BLE001 -- one malformed row must not stop the batch
             logger.warning("rust_reward: sample skipped (reward None): %s: %s", type(exc).__name__, exc)
             return None
 
-    def rust_reward(completions: Sequence, tests: Sequence[str | None] | None = None, **kwargs) -> list[float | None]:
+    def rust_reward(
+        completions: Sequence,
+        tests: Sequence[str | None] | None = None,
+        solution: Sequence[str | None] | None = None,
+        **kwargs,
+    ) -> list[float | None]:
         """Score Rust completions: compile (rustc + clippy), run the task's tests, read the syntax tree.
 
         Args:
             completions: one per sample, a string or a conversational list of messages.
             tests: the ``tests`` dataset column (a ``#[cfg(test)] mod tests`` block, or None/"" for none).
+            solution: the ``solution`` column, each task's reference solution (needed where there are tests).
             **kwargs: other dataset columns (``language``: rows other than "rust" get None) and TRL's
                 extras (``log_metric`` and ``log_extra`` are used when present).
 
         Returns:
             One score per completion, or None for a row in another language, a sample whose scoring
-            failed (logged), or every row when there is no rustc (logged once, naming the fix).
+            failed (logged), a row with tests but no reference, or every row when there is no rustc
+            (logged once, naming the fix).
 
         Example:
             >>> rust_reward(["```rust\\n/// Adds.\\npub fn add(a: i32, b: i32) -> i32 { a + b }\\n```"])
@@ -279,14 +319,17 @@ def get_rust_reward(
         """
         n = len(completions)
         tests = list(tests) if tests is not None else [None] * n
+        solution = list(solution) if solution is not None else [None] * n
         languages = kwargs.get("language") or [None] * n
-        if len(tests) != n or len(languages) != n:
-            raise ValueError(f"got {n} completions but {len(tests)} tests and {len(languages)} languages")
+        if len(tests) != n or len(languages) != n or len(solution) != n:
+            raise ValueError(
+                f"got {n} completions but {len(tests)} tests, {len(solution)} solutions and {len(languages)} languages"
+            )
         rows = [i for i in range(n) if languages[i] in (None, "rust")]
         scores: list[dict | None] = [None] * n
         try:
             toolchain = find_toolchain(rustc)
-            keys = {i: sample_key(completions[i], tests[i], toolchain) for i in rows}
+            keys = {i: sample_key(completions[i], tests[i], solution[i], toolchain) for i in rows}
             for i in rows:
                 scores[i] = cache.get(keys[i][1]) if keys[i] is not None else {"status": "error"}
             todo = {keys[i][1]: i for i in rows if scores[i] is None}  # one compile per distinct program
@@ -295,11 +338,10 @@ def get_rust_reward(
                 kwargs["log_metric"]("rust/cache_hit_rate", sum(scores[i] is not None for i in keyed) / len(keyed))
             workers = max(1, min(max_workers or default_rust_workers(), len(todo)))
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rust_reward") as pool:
-                fresh = dict(zip(todo, pool.map(lambda i: score(keys[i][0], tests[i], toolchain), todo.values())))
+                scored = pool.map(lambda i: score(keys[i][0], tests[i], solution[i], toolchain), todo.values())
+                fresh = dict(zip(todo, scored))
         except RustToolchainError as exc:
-            if str(exc) not in warned:
-                warned.add(str(exc))
-                logger.error("rust_reward: every Rust sample gets reward None until this is fixed: %s", exc)
+            warn_once(f"every Rust sample gets reward None until this is fixed: {exc}")
             return [None] * n
         for key, value in fresh.items():
             if "reward" in value:

@@ -3,23 +3,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn empty_text_is_balanced() {
+        assert_eq!(balanced_brackets(""), true);
+    }
+
+    #[test]
     fn nested() {
-        assert!(balanced_brackets("f(a[1]) {x}"));
+        assert_eq!(balanced_brackets("f(a[1]) {x}"), true);
     }
 
     #[test]
     fn crossed() {
-        assert!(!balanced_brackets("([)]"));
+        assert_eq!(balanced_brackets("([)]"), false);
     }
 
     #[test]
     fn unclosed_and_extra() {
-        assert!(!balanced_brackets("(("));
-        assert!(!balanced_brackets("())"));
-    }
-
-    #[test]
-    fn empty() {
-        assert!(balanced_brackets(""));
+        assert_eq!(balanced_brackets("(("), false);
+        assert_eq!(balanced_brackets("())"), false);
     }
 }

@@ -37,7 +37,7 @@ mod tests {
     fn failed_transfer_changes_nothing() {
         let (mut a, mut b) = (Account::new(), Account::new());
         a.deposit(10).unwrap();
-        assert!(transfer(&mut a, &mut b, 11).is_err());
+        assert_eq!(transfer(&mut a, &mut b, 11).is_err(), true);
         assert_eq!((a.balance(), b.balance()), (10, 0));
     }
 }

@@ -19,6 +19,6 @@ mod tests {
 
     #[test]
     fn empty() {
-        assert!(compress_ranges(&[]).is_empty());
+        assert_eq!(compress_ranges(&[]), Vec::<String>::new());
     }
 }

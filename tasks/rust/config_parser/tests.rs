@@ -31,6 +31,6 @@ mod tests {
     #[test]
     fn display_and_error_trait() {
         let err: Box<dyn std::error::Error> = Box::new(ConfigError::MissingEquals { line: 3 });
-        assert!(err.to_string().contains('3'));
+        assert_eq!(err.to_string().contains('3'), true);
     }
 }

@@ -4,23 +4,23 @@ mod tests {
 
     #[test]
     fn has_duplicate() {
-        assert!(contains_duplicate(&[1, 2, 3, 2]));
+        assert_eq!(contains_duplicate(&[1, 2, 3, 2]), true);
     }
 
     #[test]
     fn all_distinct() {
-        assert!(!contains_duplicate(&[4, 5, 6]));
+        assert_eq!(contains_duplicate(&[4, 5, 6]), false);
     }
 
     #[test]
     fn empty_and_single() {
-        assert!(!contains_duplicate::<i32>(&[]));
-        assert!(!contains_duplicate(&['x']));
+        assert_eq!(contains_duplicate::<i32>(&[]), false);
+        assert_eq!(contains_duplicate(&['x']), false);
     }
 
     #[test]
     fn works_for_strings() {
-        assert!(contains_duplicate(&["a", "b", "a"]));
-        assert!(!contains_duplicate(&[String::from("a"), String::from("A")]));
+        assert_eq!(contains_duplicate(&["a", "b", "a"]), true);
+        assert_eq!(contains_duplicate(&[String::from("a"), String::from("A")]), false);
     }
 }

@@ -48,7 +48,10 @@ mod tests {
             door.apply_all(&[Action::Open, Action::Close, Action::Lock]),
             Ok(DoorState::Locked)
         );
-        assert!(door.apply_all(&[Action::Unlock(5), Action::Close, Action::Open]).is_err());
+        assert_eq!(
+            door.apply_all(&[Action::Unlock(5), Action::Close, Action::Open]),
+            Err(DoorError::Invalid { state: DoorState::Closed, action: Action::Close })
+        );
         assert_eq!(door.state(), DoorState::Closed);
     }
 }

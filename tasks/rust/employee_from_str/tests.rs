@@ -28,6 +28,6 @@ mod tests {
 
     #[test]
     fn display_mentions_bad_age() {
-        assert!(EmployeeError::BadAge("old".to_string()).to_string().contains("old"));
+        assert_eq!(EmployeeError::BadAge("old".to_string()).to_string().contains("old"), true);
     }
 }

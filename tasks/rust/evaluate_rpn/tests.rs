@@ -14,14 +14,14 @@ mod tests {
 
     #[test]
     fn errors() {
-        assert!(evaluate_rpn("1 +").is_err());
-        assert!(evaluate_rpn("1 2").is_err());
-        assert!(evaluate_rpn("1 0 /").is_err());
-        assert!(evaluate_rpn("1 x +").is_err());
+        assert_eq!(evaluate_rpn("1 +").is_err(), true);
+        assert_eq!(evaluate_rpn("1 2").is_err(), true);
+        assert_eq!(evaluate_rpn("1 0 /").is_err(), true);
+        assert_eq!(evaluate_rpn("1 x +").is_err(), true);
     }
 
     #[test]
     fn overflow_is_error() {
-        assert!(evaluate_rpn("9223372036854775807 1 +").is_err());
+        assert_eq!(evaluate_rpn("9223372036854775807 1 +").is_err(), true);
     }
 }

@@ -18,7 +18,7 @@ mod tests {
     #[test]
     fn addition() {
         let sum = Fraction::new(1, 6).unwrap() + Fraction::new(1, 3).unwrap();
-        assert_eq!(sum, Fraction::new(1, 2).unwrap());
+        assert_eq!(sum == Fraction::new(1, 2).unwrap(), true); // Fraction's fields (and Debug) are the solution's own
         assert_eq!((sum.numerator(), sum.denominator()), (1, 2));
     }
 

@@ -23,7 +23,7 @@ mod tests {
     #[test]
     fn empty() {
         let s: Stack<u8> = Stack::new();
-        assert!(s.is_empty());
+        assert_eq!(s.is_empty(), true);
         assert_eq!(s.peek(), None);
     }
 }

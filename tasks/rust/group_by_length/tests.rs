@@ -17,6 +17,6 @@ mod tests {
 
     #[test]
     fn empty() {
-        assert!(group_by_length(&[]).is_empty());
+        assert_eq!(group_by_length(&[]).len(), 0);
     }
 }

@@ -20,7 +20,7 @@ mod tests {
     fn remove_enough() {
         let mut inv = Inventory::new();
         inv.add("nail", 10);
-        assert!(inv.remove("nail", 4));
+        assert_eq!(inv.remove("nail", 4), true);
         assert_eq!(inv.count("nail"), 6);
     }
 
@@ -28,8 +28,8 @@ mod tests {
     fn remove_too_many_changes_nothing() {
         let mut inv = Inventory::new();
         inv.add("nail", 2);
-        assert!(!inv.remove("nail", 3));
-        assert!(!inv.remove("screw", 1));
+        assert_eq!(inv.remove("nail", 3), false);
+        assert_eq!(inv.remove("screw", 1), false);
         assert_eq!(inv.count("nail"), 2);
     }
 }

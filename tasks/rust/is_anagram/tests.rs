@@ -4,22 +4,22 @@ mod tests {
 
     #[test]
     fn simple_anagram() {
-        assert!(is_anagram("listen", "silent"));
+        assert_eq!(is_anagram("listen", "silent"), true);
     }
 
     #[test]
     fn ignores_case_and_spaces() {
-        assert!(is_anagram("Dormitory", "dirty room"));
+        assert_eq!(is_anagram("Dormitory", "dirty room"), true);
     }
 
     #[test]
     fn different_letters() {
-        assert!(!is_anagram("abc", "abd"));
+        assert_eq!(is_anagram("abc", "abd"), false);
     }
 
     #[test]
     fn counts_matter() {
-        assert!(!is_anagram("aab", "abb"));
-        assert!(!is_anagram("ab", "abb"));
+        assert_eq!(is_anagram("aab", "abb"), false);
+        assert_eq!(is_anagram("ab", "abb"), false);
     }
 }

@@ -4,20 +4,20 @@ mod tests {
 
     #[test]
     fn even_numbers() {
-        assert!(is_even(0));
-        assert!(is_even(2));
-        assert!(is_even(1_000_000));
+        assert_eq!(is_even(0), true);
+        assert_eq!(is_even(2), true);
+        assert_eq!(is_even(1_000_000), true);
     }
 
     #[test]
     fn odd_numbers() {
-        assert!(!is_even(1));
-        assert!(!is_even(7));
+        assert_eq!(is_even(1), false);
+        assert_eq!(is_even(7), false);
     }
 
     #[test]
     fn negatives() {
-        assert!(is_even(-6));
-        assert!(!is_even(-3));
+        assert_eq!(is_even(-6), true);
+        assert_eq!(is_even(-3), false);
     }
 }

@@ -4,25 +4,25 @@ mod tests {
 
     #[test]
     fn divisible_by_four() {
-        assert!(is_leap_year(2024));
-        assert!(is_leap_year(1996));
+        assert_eq!(is_leap_year(2024), true);
+        assert_eq!(is_leap_year(1996), true);
     }
 
     #[test]
     fn ordinary_years() {
-        assert!(!is_leap_year(2023));
-        assert!(!is_leap_year(2001));
+        assert_eq!(is_leap_year(2023), false);
+        assert_eq!(is_leap_year(2001), false);
     }
 
     #[test]
     fn centuries_are_not_leap() {
-        assert!(!is_leap_year(1900));
-        assert!(!is_leap_year(2100));
+        assert_eq!(is_leap_year(1900), false);
+        assert_eq!(is_leap_year(2100), false);
     }
 
     #[test]
     fn every_fourth_century_is_leap() {
-        assert!(is_leap_year(2000));
-        assert!(is_leap_year(1600));
+        assert_eq!(is_leap_year(2000), true);
+        assert_eq!(is_leap_year(1600), true);
     }
 }

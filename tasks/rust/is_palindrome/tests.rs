@@ -4,16 +4,16 @@ mod tests {
 
     #[test]
     fn sentence() {
-        assert!(is_palindrome("A man, a plan, a canal: Panama"));
+        assert_eq!(is_palindrome("A man, a plan, a canal: Panama"), true);
     }
 
     #[test]
     fn not_palindrome() {
-        assert!(!is_palindrome("rusty"));
+        assert_eq!(is_palindrome("rusty"), false);
     }
 
     #[test]
     fn empty() {
-        assert!(is_palindrome(""));
+        assert_eq!(is_palindrome(""), true);
     }
 }

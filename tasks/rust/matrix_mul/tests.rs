@@ -2,9 +2,16 @@
 mod tests {
     use super::*;
 
+    /// Rows, columns and every cell in row-major order: what the task pins of a Matrix (its fields
+    /// and their Debug output are the solution's own).
+    fn cells(m: &Matrix) -> (usize, usize, Vec<Option<i64>>) {
+        let all = (0..m.rows()).flat_map(|r| (0..m.cols()).map(move |c| m.get(r, c))).collect();
+        (m.rows(), m.cols(), all)
+    }
+
     #[test]
     fn new_checks_size() {
-        assert!(Matrix::new(2, 2, vec![1, 2, 3]).is_none());
+        assert_eq!(Matrix::new(2, 2, vec![1, 2, 3]).is_none(), true);
         let m = Matrix::new(2, 3, vec![1, 2, 3, 4, 5, 6]).unwrap();
         assert_eq!((m.rows(), m.cols()), (2, 3));
     }
@@ -22,7 +29,7 @@ mod tests {
     fn product() {
         let a = Matrix::new(2, 3, vec![1, 2, 3, 4, 5, 6]).unwrap();
         let b = Matrix::new(3, 2, vec![7, 8, 9, 10, 11, 12]).unwrap();
-        assert_eq!(a * b, Matrix::new(2, 2, vec![58, 64, 139, 154]));
+        assert_eq!((a * b).as_ref().map(cells), Some((2, 2, vec![Some(58), Some(64), Some(139), Some(154)])));
     }
 
     #[test]
@@ -30,7 +37,7 @@ mod tests {
         let m = Matrix::new(2, 2, vec![3, -1, 0, 2]).unwrap();
         assert_eq!(Matrix::identity(2).get(1, 1), Some(1));
         assert_eq!(Matrix::identity(2).get(0, 1), Some(0));
-        assert_eq!(Matrix::identity(2) * m.clone(), Some(m));
+        assert_eq!((Matrix::identity(2) * m.clone()).as_ref().map(cells), Some(cells(&m)));
     }
 
     #[test]

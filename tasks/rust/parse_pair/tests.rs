@@ -14,14 +14,14 @@ mod tests {
 
     #[test]
     fn missing_comma() {
-        assert!(parse_pair("3;4").is_err());
-        assert!(parse_pair("").is_err());
+        assert_eq!(parse_pair("3;4").is_err(), true);
+        assert_eq!(parse_pair("").is_err(), true);
     }
 
     #[test]
     fn bad_numbers() {
-        assert!(parse_pair("a,4").is_err());
-        assert!(parse_pair("3,").is_err());
-        assert!(parse_pair("1,2,3").is_err());
+        assert_eq!(parse_pair("a,4").is_err(), true);
+        assert_eq!(parse_pair("3,").is_err(), true);
+        assert_eq!(parse_pair("1,2,3").is_err(), true);
     }
 }

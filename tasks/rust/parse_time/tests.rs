@@ -26,6 +26,6 @@ mod tests {
     #[test]
     fn display_and_error_trait() {
         let err: Box<dyn std::error::Error> = Box::new(TimeError::HourOutOfRange(31));
-        assert!(err.to_string().contains("31"));
+        assert_eq!(err.to_string().contains("31"), true);
     }
 }

@@ -23,7 +23,7 @@ mod tests {
     #[test]
     fn error_display_and_trait() {
         let err: Box<dyn std::error::Error> = Box::new(PercentageError::TooLarge(150));
-        assert!(err.to_string().contains("150"));
-        assert!(PercentageError::Negative(-7).to_string().contains("-7"));
+        assert_eq!(err.to_string().contains("150"), true);
+        assert_eq!(PercentageError::Negative(-7).to_string().contains("-7"), true);
     }
 }

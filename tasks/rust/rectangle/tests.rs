@@ -10,11 +10,11 @@ mod tests {
 
     #[test]
     fn square() {
-        assert!(Rectangle { width: 5, height: 5 }.is_square());
+        assert_eq!(Rectangle { width: 5, height: 5 }.is_square(), true);
     }
 
     #[test]
     fn not_square() {
-        assert!(!Rectangle { width: 5, height: 6 }.is_square());
+        assert_eq!(Rectangle { width: 5, height: 6 }.is_square(), false);
     }
 }

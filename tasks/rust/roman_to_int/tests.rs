@@ -20,7 +20,7 @@ mod tests {
 
     #[test]
     fn errors() {
-        assert!(roman_to_int("").is_err());
-        assert!(roman_to_int("XIZ").is_err());
+        assert_eq!(roman_to_int("").is_err(), true);
+        assert_eq!(roman_to_int("XIZ").is_err(), true);
     }
 }

@@ -9,7 +9,7 @@ mod tests {
 
     #[test]
     fn circle_area() {
-        assert!((Circle { radius: 1.0 }.area() - std::f64::consts::PI).abs() < 1e-12);
+        assert_eq!(format!("{:.11}", Circle { radius: 1.0 }.area()), "3.14159265359"); // within ~5e-12 of pi
     }
 
     #[test]
@@ -25,6 +25,6 @@ mod tests {
             Box::new(Rect { width: 3.0, height: 1.0 }),
         ];
         assert_eq!(total_area(&shapes), 5.0);
-        assert_eq!(total_area(&[]), 0.0);
+        assert_eq!(total_area(&[]) + 0.0, 0.0); // + 0.0: -0.0 counts as 0.0, as == does
     }
 }

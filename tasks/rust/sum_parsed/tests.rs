@@ -14,7 +14,7 @@ mod tests {
 
     #[test]
     fn bad_item_is_error() {
-        assert!(sum_parsed(&["1", "x", "3"]).is_err());
+        assert_eq!(sum_parsed(&["1", "x", "3"]), Err("x".parse::<i64>().unwrap_err()));
     }
 
     #[test]

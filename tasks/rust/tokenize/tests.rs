@@ -40,7 +40,7 @@ mod tests {
     #[test]
     fn unexpected_char_position() {
         assert_eq!(tokenize("1 + $"), Err(TokenError::UnexpectedChar { ch: '$', pos: 4 }));
-        assert!(TokenError::UnexpectedChar { ch: '$', pos: 4 }.to_string().contains('4'));
+        assert_eq!(TokenError::UnexpectedChar { ch: '$', pos: 4 }.to_string().contains('4'), true);
     }
 
     #[test]

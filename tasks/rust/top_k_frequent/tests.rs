@@ -20,7 +20,7 @@ mod tests {
 
     #[test]
     fn empty_or_zero_k() {
-        assert!(top_k_frequent(&[], 3).is_empty());
-        assert!(top_k_frequent(&[1, 2], 0).is_empty());
+        assert_eq!(top_k_frequent(&[], 3), Vec::<i32>::new());
+        assert_eq!(top_k_frequent(&[1, 2], 0), Vec::<i32>::new());
     }
 }
