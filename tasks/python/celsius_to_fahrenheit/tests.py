@@ -10,7 +10,7 @@ def test_boiling():
 
 
 def test_minus_forty_is_the_same():
-    assert celsius_to_fahrenheit(-40) == -40
+    assert celsius_to_fahrenheit(-40) == -40 and celsius_to_fahrenheit(-10) == 14
 
 
 def test_fraction():

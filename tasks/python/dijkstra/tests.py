@@ -23,6 +23,7 @@ def test_long_chain():
 
 
 def test_negative_edge_raises():
+    assert dijkstra({"A": {"B": 0}}, "A") == {"A": 0, "B": 0}
     try:
         dijkstra({"A": {"B": -1}}, "A")
     except ValueError:

@@ -10,7 +10,7 @@ def test_fifteen_last():
 
 
 def test_zero():
-    assert fizzbuzz(0) == []
+    assert fizzbuzz(0) == [] and fizzbuzz(1) == ["1"]
 
 
 def test_length():

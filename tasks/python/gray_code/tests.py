@@ -20,6 +20,7 @@ def test_eight_bits_properties():
 
 
 def test_negative_raises():
+    assert gray_code(1) == [0, 1]
     try:
         gray_code(-1)
     except ValueError:

@@ -16,7 +16,7 @@ def test_two():
 
 
 def test_zero():
-    assert hanoi(0) == []
+    assert hanoi(0) == [] and hanoi(1) == [("A", "C")]
 
 
 def test_optimal_count():

@@ -10,14 +10,15 @@ def test_example():
 
 
 def test_too_short():
-    assert moving_average([1, 2], 3) == []
+    assert moving_average([1, 2], 3) == [] and moving_average([1, 2], 2) == [1.5]
 
 
 def test_window_one():
-    assert _close(moving_average([5, 6], 1), [5.0, 6.0])
+    assert _close(moving_average([5, 6], 1), [5.0, 6.0]) and _close(moving_average([5, 6], 2), [5.5])
 
 
 def test_bad_k():
+    assert moving_average([1], 1) == [1.0]
     try:
         moving_average([1], 0)
     except ValueError:

@@ -43,7 +43,8 @@ def test_query_and_fragment_boundaries():
 
 def test_missing_scheme_or_host():
     assert _raises("example.com/path") and _raises("http:///path") and _raises("1http://h")
+    assert parse_url("http://h/path")["host"] == "h"
 
 
 def test_bad_port():
-    assert _raises("http://host:80a/") and _raises("http://host:/")
+    assert _raises("http://host:80a/") and _raises("http://host:/") and parse_url("http://host:81/")["port"] == 81

@@ -19,6 +19,7 @@ def test_row_ten():
 
 
 def test_negative_raises():
+    assert pascal_row(2) == [1, 2, 1]
     try:
         pascal_row(-1)
     except ValueError:

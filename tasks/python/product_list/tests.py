@@ -6,11 +6,11 @@ def test_example():
 
 
 def test_empty_is_one():
-    assert product_list([]) == 1
+    assert product_list([]) == 1 and product_list([7]) == 7
 
 
 def test_zero_wins():
-    assert product_list([5, 0, 7]) == 0
+    assert product_list([5, 0, 7]) == 0 and product_list([5, 1, 7]) == 35
 
 
 def test_negatives():

@@ -2,7 +2,7 @@ from solution import sum_list
 
 
 def test_empty():
-    assert sum_list([]) == 0
+    assert sum_list([]) == 0 and sum_list([0, 2]) == 2
 
 
 def test_single():
@@ -14,8 +14,8 @@ def test_ints():
 
 
 def test_negatives():
-    assert sum_list([-5, 5, -1]) == -1
+    assert sum_list([-5, 5, -1]) == -1 and sum_list([-5, -1]) == -6
 
 
 def test_floats():
-    assert abs(sum_list([0.5, 0.25, 0.25]) - 1.0) < 1e-9
+    assert abs(sum_list([0.5, 0.25, 0.25]) - 1.0) < 1e-9 and abs(sum_list([0.5, 0.25]) - 0.75) < 1e-9

@@ -25,6 +25,7 @@ def test_nodes_only_as_targets():
 def test_cycle_raises():
     assert _raises_value_error({1: [2], 2: [3], 3: [1]})
     assert _raises_value_error({"x": ["x"]})
+    assert topological_sort({1: [2], 2: [3]}) == [1, 2, 3]
 
 
 def test_larger_graph_respects_every_edge():
@@ -33,3 +34,4 @@ def test_larger_graph_respects_every_edge():
     position = {node: k for k, node in enumerate(order)}
     assert sorted(order) == list(range(1, 300))
     assert all(position[u] < position[v] for u, targets in graph.items() for v in targets)
+    assert order[:5] == [1, 2, 3, 4, 5]
