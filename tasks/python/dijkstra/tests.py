@@ -19,7 +19,7 @@ def test_cycles_and_zero_weights():
 def test_long_chain():
     graph = {i: {i + 1: 1, i + 2: 3} for i in range(2000)}
     distances = dijkstra(graph, 0)
-    assert distances[2000] == 2000 and distances[2001] == 2002 and len(distances) == 2002
+    assert type(distances) is dict and distances[2000] == 2000 and distances[2001] == 2002 and len(distances) == 2002
 
 
 def test_negative_edge_raises():

@@ -20,7 +20,8 @@ def test_zero():
 
 
 def test_optimal_count():
-    assert len(hanoi(6)) == 63
+    moves = hanoi(6)
+    assert type(moves) is list and len(moves) == 63
 
 
 def test_moves_are_legal():
