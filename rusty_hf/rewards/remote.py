@@ -253,9 +253,6 @@ class RemoteObject:
     def __str__(self) -> str:
         return self._typed("str", str)
 
-    def __index__(self) -> int:
-        return self._typed("index", int)
-
     def __contains__(self, item: object) -> bool:
         return bool(self._remote.operate("contains", self, item))
 

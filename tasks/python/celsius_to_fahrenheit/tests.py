@@ -1,3 +1,5 @@
+import math
+
 from solution import celsius_to_fahrenheit
 
 
@@ -14,4 +16,4 @@ def test_minus_forty_is_the_same():
 
 
 def test_fraction():
-    assert abs(celsius_to_fahrenheit(37) - 98.6) < 1e-9
+    assert math.isclose(celsius_to_fahrenheit(37), 98.6, abs_tol=1e-9)

@@ -1,8 +1,10 @@
+import math
+
 from solution import moving_average
 
 
 def _close(a, b):
-    return len(a) == len(b) and all(abs(x - y) < 1e-9 for x, y in zip(a, b))
+    return type(a) is list and len(a) == len(b) and all(math.isclose(x, y, abs_tol=1e-9) for x, y in zip(a, b))
 
 
 def test_example():

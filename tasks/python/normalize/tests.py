@@ -1,8 +1,10 @@
+import math
+
 from solution import normalize
 
 
 def _close(xs, ys):
-    return len(xs) == len(ys) and all(abs(x - y) < 1e-9 for x, y in zip(xs, ys))
+    return type(xs) is list and len(xs) == len(ys) and all(math.isclose(x, y, abs_tol=1e-9) for x, y in zip(xs, ys))
 
 
 def _raises(numbers):

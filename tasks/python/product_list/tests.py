@@ -1,3 +1,5 @@
+import math
+
 from solution import product_list
 
 
@@ -18,4 +20,4 @@ def test_negatives():
 
 
 def test_floats():
-    assert abs(product_list([0.5, 4, 1.5]) - 3.0) < 1e-9
+    assert math.isclose(product_list([0.5, 4, 1.5]), 3.0, abs_tol=1e-9)

@@ -1,3 +1,5 @@
+import math
+
 from solution import sum_list
 
 
@@ -18,4 +20,5 @@ def test_negatives():
 
 
 def test_floats():
-    assert abs(sum_list([0.5, 0.25, 0.25]) - 1.0) < 1e-9 and abs(sum_list([0.5, 0.25]) - 0.75) < 1e-9
+    assert math.isclose(sum_list([0.5, 0.25, 0.25]), 1.0, abs_tol=1e-9)
+    assert math.isclose(sum_list([0.5, 0.25]), 0.75, abs_tol=1e-9)
