@@ -96,10 +96,15 @@ def outcome(code: str, tests: str):
     return run_python_tests(code, tests, timeout=5)
 
 
+def counts(code: str, tests: str) -> tuple[int, int]:
+    result = outcome(code, tests)
+    return result.passed, result.total
+
+
 def test_the_test_file_never_enters_the_sandbox():
     spy = "import os\n\ndef add(a, b):\n    return sorted(os.listdir('.'))\n"
     tests = "from solution import add\n\ndef test_look():\n    assert add(1, 2) == ['candidate_server.py', 'solution.py', 'wire.py']\n"
-    assert (outcome(spy, tests).passed, outcome(spy, tests).total) == (1, 1)
+    assert counts(spy, tests) == (1, 1)
 
 
 def test_an_object_of_the_solution_never_equals_plain_data():
@@ -119,7 +124,7 @@ def test_the_solutions_exceptions_arrive_as_their_builtin_class_or_its_own():
         "class PayTests(unittest.TestCase):\n    def test_builtin(self):\n"
         "        with self.assertRaises(KeyError):\n            pay(1)\n"
     )
-    assert (outcome(code, tests).passed, outcome(code, tests).total) == (2, 2)
+    assert counts(code, tests) == (2, 2)
 
 
 def test_an_argument_changed_in_place_is_changed_in_the_test():
@@ -146,7 +151,7 @@ def test_generators_stay_lazy_and_iterator_arguments_advance():
         "def test_infinite():\n    assert take(itertools.count(10), 3) == [10, 11, 12]\n\n"
         "def test_iterator():\n    it = iter('abcd')\n    assert take(it, 2) == ['a', 'b'] and next(it) == 'c'\n"
     )
-    assert (outcome(code, tests).passed, outcome(code, tests).total) == (2, 2)
+    assert counts(code, tests) == (2, 2)
 
 
 def test_a_test_that_swallows_a_broken_conversation_still_ends_the_run():
