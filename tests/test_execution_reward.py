@@ -154,6 +154,16 @@ def test_generators_stay_lazy_and_iterator_arguments_advance():
     assert counts(code, tests) == (2, 2)
 
 
+def test_isinstance_and_issubclass_ask_the_solution():
+    code = "class Shape:\n    pass\n\nclass Square(Shape):\n    pass\n\ndef make():\n    return Square()\n"
+    tests = (
+        "from solution import Shape, Square, make\n\n"
+        "def test_kinds():\n    assert isinstance(make(), Shape) and issubclass(Square, Shape)\n"
+        "    assert not isinstance(make(), int) and not isinstance(3, Shape)\n"
+    )
+    assert counts(code, tests) == (1, 1)
+
+
 def test_a_test_that_swallows_a_broken_conversation_still_ends_the_run():
     code = "import os\n\ndef add(a, b):\n    os._exit(0)\n"
     tests = "from solution import add\n\ndef test_swallow():\n    try:\n        add(1, 2)\n    except BaseException:\n        pass\n"

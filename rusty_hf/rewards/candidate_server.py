@@ -30,7 +30,7 @@ import wire
 _OPERATORS = {name.rstrip("_"): getattr(operator, name) for name in (
     "eq ne lt le gt ge add sub mul matmul truediv floordiv mod pow and_ or_ xor lshift rshift "
     "neg pos abs invert contains getitem setitem delitem truth index").split()}  # fmt: skip
-_OPERATORS.update(len=len, hash=hash, repr=repr, str=str, iter=iter, int=int, float=float, format=format)
+_OPERATORS.update(len=len, hash=hash, repr=repr, str=str, iter=iter, isinstance=isinstance, issubclass=issubclass)
 _STRUCTURAL = frozenset({list, tuple, set, frozenset, dict, bytes})
 _ITERATORS = frozenset({type(iter([])), type(iter(())), type(iter("")), type(iter("\u00e9"))})
 _MESSAGE_CHARS = 200

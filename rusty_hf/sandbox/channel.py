@@ -16,14 +16,19 @@ The host trusts nothing that arrives here: every wait ends at the run's deadline
 (:class:`ChannelOverflow`), and a process that exits or closes its end gives :class:`ChannelClosed`.
 Both ends are non-blocking on the host's side, so a process that stops reading cannot stall a send
 either. After any of these errors the channel stays broken: every later call raises again.
+:func:`converse` is how the runner runs a session: stderr is pumped by a helper thread meanwhile.
 """
 
 from __future__ import annotations
 
 import os
 import selectors
+import threading
 import time
+from collections.abc import Callable
 from typing import IO
+
+from rusty_hf.sandbox.output import OutputPump
 
 DEFAULT_MAX_MESSAGE = 8 << 20
 _CHUNK = 1 << 16
@@ -125,3 +130,30 @@ class Channel:
                 file.close()
             except OSError:  # a pipe the process stopped reading: nothing left to flush anyway
                 pass
+
+
+def converse(pump: OutputPump, channel: Channel, session: Callable[[Channel], object], deadline: float) -> tuple[str, object]:
+    """Run ``session`` here while a helper thread pumps the output; returns (why the run ended, its result).
+
+    The pump stops the process itself (through its pidfd, which cannot hit a recycled pid) when the
+    output overflows or the deadline passes, so a session waiting on the channel sees it close.
+    """
+    outcome: dict[str, str] = {}
+
+    def pump_output() -> None:
+        why = outcome["why"] = pump.run(deadline)
+        if why in ("output", "timeout"):
+            pump.stop()
+
+    pumping = threading.Thread(target=pump_output, name="sandbox-output", daemon=True)
+    pumping.start()
+    try:
+        result = session(channel)
+    finally:
+        channel.close()
+        pump.stop()  # the session is over, whatever the process is doing
+        pumping.join()
+    why = outcome.get("why", "done")
+    if why not in ("output", "timeout") and isinstance(channel.broken, ChannelTimeout):
+        why = "timeout"
+    return why, result

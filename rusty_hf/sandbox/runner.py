@@ -30,13 +30,12 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rusty_hf.sandbox.capabilities import SandboxCapabilities, capabilities
-from rusty_hf.sandbox.channel import Channel, ChannelTimeout
+from rusty_hf.sandbox.channel import Channel, converse
 from rusty_hf.sandbox.cgroup_pool import CgroupPool, pool_for
 from rusty_hf.sandbox.cgroups import JOIN_FAILED_EXIT, JOIN_FAILED_MARKER, RunCgroups
 from rusty_hf.sandbox.identity import UID_SWITCH_FAILED_MARKER, helper_fd, run_uid, setpriv_argv, uid_helper_argv
@@ -381,7 +380,7 @@ def _execute(
         if channel is None:
             why = pump.run(start + timeout)
         else:
-            why, session_result = _converse(pump, channel, session, start + timeout)
+            why, session_result = converse(pump, channel, session, start + timeout)
         code, reaped = _kill_and_reap(proc, launch), True
         pump.drain(time.monotonic() + _DRAIN_S)
         duration = time.monotonic() - start
@@ -405,33 +404,6 @@ def _execute(
         duration_s=duration, limit_hit=_limit_hit(why, code, stderr, launch), layers=launch.layers,
         session_result=session_result,
     )  # fmt: skip
-
-
-def _converse(pump: OutputPump, channel: Channel, session: Callable[[Channel], object], deadline: float) -> tuple[str, object]:
-    """Run ``session`` here while a helper thread pumps the output; returns (why the run ended, its result).
-
-    The pump stops the process itself (through its pidfd, which cannot hit a recycled pid) when the
-    output overflows or the deadline passes, so a session waiting on the channel sees it close.
-    """
-    outcome: dict[str, str] = {}
-
-    def pump_output() -> None:
-        why = outcome["why"] = pump.run(deadline)
-        if why in ("output", "timeout"):
-            pump.stop()
-
-    pumping = threading.Thread(target=pump_output, name="sandbox-output", daemon=True)
-    pumping.start()
-    try:
-        result = session(channel)
-    finally:
-        channel.close()
-        pump.stop()  # the session is over, whatever the process is doing
-        pumping.join()
-    why = outcome.get("why", "done")
-    if why not in ("output", "timeout") and isinstance(channel.broken, ChannelTimeout):
-        why = "timeout"
-    return why, result
 
 
 def run_python(
