@@ -34,6 +34,7 @@ _OPERATORS.update(len=len, hash=hash, repr=repr, str=str, iter=iter, isinstance=
 _STRUCTURAL = frozenset({list, tuple, set, frozenset, dict, bytes})
 _ITERATORS = frozenset({type(iter([])), type(iter(())), type(iter("")), type(iter("\u00e9"))})
 _MESSAGE_CHARS = 200
+_NOT_AN_ARGUMENT = object()
 
 
 class Server:
@@ -98,8 +99,8 @@ class Server:
                 if type(argument) in _ITERATORS:
                     synced.append([position, "p", _position(argument)])
                 elif type(argument) in (list, dict, set) and argument != old:
-                    self.arguments = args[:position] + args[position + 1 :]
-                    synced.append([position, "v", self.encode(argument)])
+                    self.arguments = [a if i != position else _NOT_AN_ARGUMENT for i, a in enumerate(args)]
+                    synced.append([position, "v", self.encode(argument)])  # its content, not itself
             return ["v", value, synced]
         finally:
             self.arguments = []
