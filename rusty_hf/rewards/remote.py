@@ -173,7 +173,7 @@ class Remote:
         if type(entry) is not list or len(entry) != 3 or type(entry[0]) is not int or not 0 <= entry[0] < len(args):
             raise self._break("a malformed argument change")
         local, kind, new = args[entry[0]], entry[1], entry[2]
-        if kind == "p" and type(local) in _ITERATORS and type(new) is int:
+        if kind == "p" and type(local) in _ITERATORS and type(new) is int and 0 <= new < 1 << 62:
             local.__setstate__(new)
         elif kind == "v" and type(local) is type(new) and type(new) in (list, dict, set):
             local.clear()
