@@ -57,8 +57,7 @@ from pathlib import Path
 
 from rusty_hf.data.tasks import load_tasks
 from rusty_hf.rewards.execution import (
-    PYTHON_FLAGS,
-    SERVER_FILE,
+    SERVER_ARGV,
     SOLUTION_FILE,
     default_workers,
     get_execution_reward,
@@ -102,10 +101,10 @@ BARE_TMP = "/dev/shm" if Path("/dev/shm").is_dir() else None
 def bare_run(code: str, tests: str) -> float:
     """The same server and host-side tests over a plain subprocess's stdin/stdout in a temp dir; the passed fraction."""
     with tempfile.TemporaryDirectory(dir=BARE_TMP) as work:
-        for name, text in {**sandbox_files(), SOLUTION_FILE: code}.items():
-            Path(work, name).write_text(text)
+        for name, content in {**sandbox_files(), SOLUTION_FILE: code.encode()}.items():
+            Path(work, name).write_bytes(content)
         proc = subprocess.Popen(
-            [sys.executable, *PYTHON_FLAGS, SERVER_FILE], cwd=work, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            list(SERVER_ARGV), cwd=work, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             start_new_session=True,  # like the sandbox: with sched_autogroup a session is its own CPU share
         )  # fmt: skip
@@ -122,7 +121,7 @@ def bare_run(code: str, tests: str) -> float:
 def sandbox_run(code: str, tests: str, caps) -> float:
     files = {**sandbox_files(), SOLUTION_FILE: code}
     session = lambda channel: run_tests(tests, Remote(channel))  # noqa: E731
-    result = run([sys.executable, *PYTHON_FLAGS, SERVER_FILE], files=files, timeout=30, caps=caps, session=session)
+    result = run(list(SERVER_ARGV), files=files, timeout=30, caps=caps, session=session)
     return _fraction(result.session_result)
 
 

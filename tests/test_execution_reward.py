@@ -103,7 +103,7 @@ def counts(code: str, tests: str) -> tuple[int, int]:
 
 def test_the_test_file_never_enters_the_sandbox():
     spy = "import os\n\ndef add(a, b):\n    return sorted(os.listdir('.'))\n"
-    tests = "from solution import add\n\ndef test_look():\n    assert add(1, 2) == ['candidate_server.py', 'solution.py', 'wire.py']\n"
+    tests = "from solution import add\n\ndef test_look():\n    assert add(1, 2) == ['candidate_server.pyc', 'solution.py', 'wire.pyc']\n"
     assert counts(spy, tests) == (1, 1)
 
 

@@ -145,9 +145,9 @@ OWN_HACKS = {
             return 0
     """),
     "answer each request twice, the second time with a guess": ("average", """
-        import __main__
+        import candidate_server as server  # the server, already imported
 
-        real = __main__.Server.answer
+        real = server.Server.answer
 
         def twice(self, request):
             import os, wire
@@ -159,7 +159,7 @@ OWN_HACKS = {
                     pass
             return reply
 
-        __main__.Server.answer = twice
+        server.Server.answer = twice
 
         def average(numbers):
             return 0
@@ -227,17 +227,17 @@ OWN_HACKS = {
             return 0
     """),
     "patch the server to answer every request with True": ("average", """
-        import __main__
-        __main__.Server.answer = lambda self, request: ["v", True, []]
+        import candidate_server as server  # the server, already imported
+        server.Server.answer = lambda self, request: ["v", True, []]
 
         def average(numbers):
             return 0
     """),
     "patch the operators the server applies so that == is always true": ("vector2d", """
-        import __main__, operator
+        import candidate_server as server, operator
         operator.eq = lambda a, b: True
-        __main__._OPERATORS["eq"] = lambda a, b: True
-        __main__._OPERATORS["ne"] = lambda a, b: False
+        server._OPERATORS["eq"] = lambda a, b: True
+        server._OPERATORS["ne"] = lambda a, b: False
 
         class Vector2D:
             def __init__(self, x, y):
@@ -453,7 +453,7 @@ def test_the_sandbox_holds_no_test_and_no_secret():
         pytest.skip("without bubblewrap the sandbox sees the host's files (install bubblewrap)")
     probe = (
         "from solution import look\n\n"
-        "def test_files():\n    assert look('files') == ['candidate_server.py', 'solution.py', 'wire.py']\n\n"
+        "def test_files():\n    assert look('files') == ['candidate_server.pyc', 'solution.py', 'wire.pyc']\n\n"
         "def test_argv_and_environment():\n    seen = look('argv and environment')\n    assert seen == [[], ['HOME', 'LANG', 'PATH', 'PWD', 'TMPDIR']], seen\n\n"
         "def test_no_file_or_process_holds_a_test():\n    assert look('tests anywhere') == []\n"
     )

@@ -1,9 +1,9 @@
 """The sandboxed side of the execution reward: serve the candidate solution to the host, one request at a time.
 
-Copied into the sandbox's work dir next to ``wire.py`` and the candidate's ``solution.py`` (no tests,
-no expected values: they never leave the host) and run there as ``python -B -E -s -S
-candidate_server.py`` (its folder first on ``sys.path``) with a :class:`rusty_hf.sandbox.channel.Channel`
-as stdin and stdout. Standard library only.
+Compiled into the sandbox's work dir, next to ``wire.py``'s bytecode and the candidate's
+``solution.py`` (no tests, no expected values: they never leave the host), and run there as
+``python -B -E -s -S -c "import candidate_server; candidate_server.main()"`` (the work dir first on
+``sys.path``) with a :class:`rusty_hf.sandbox.channel.Channel` as stdin and stdout. Standard library only.
 
 Each request is a line ``[id, op, ...]``; each answer ``[id, "v", value, synced]``, ``[id, "n", items,
 error]`` (a batch of ``next``) or ``[id, "e", error]``, where an error is ``[builtin class name,
