@@ -5,9 +5,10 @@ One run measures, on the cores this process may use (2 on the reference machines
 * ``execution_reward`` on a batch of 64 distinct short completions -- reference solutions and
   stub solutions (every function returning None) of the Python tasks, half and half -- with
   every isolation layer this host offers: task evaluations per second;
-* the same 64 test runs, the same harness and interpreter flags (``python -I -S``), in a bare
-  subprocess (its own session, a temp dir on tmpfs like the sandbox's in-memory work dir, no
-  sandbox), on a thread pool of the same size: the isolation overhead is the ratio of wall times;
+* the same 64 test runs, the same server, host-side tests and interpreter flags (``python -S``), over
+  a bare subprocess's stdin/stdout (its own session, a temp dir on tmpfs like the sandbox's in-memory
+  work dir, no sandbox), on a thread pool of the same size: the isolation overhead is the ratio of
+  wall times;
 * the same runs through the sandbox with layers switched off (or set up the slower way) one at a
   time, interleaved round by round, to show where the overhead goes.
 
@@ -56,16 +57,18 @@ from pathlib import Path
 
 from rusty_hf.data.tasks import load_tasks
 from rusty_hf.rewards.execution import (
-    HARNESS_FILE,
-    PYTHON_FLAGS,
+    SERVER_ARGV,
+    SOLUTION_FILE,
     default_workers,
     get_execution_reward,
-    harness_files,
-    parse_harness_output,
+    sandbox_files,
 )
+from rusty_hf.rewards.python_tests import TestReport, run_tests
+from rusty_hf.rewards.remote import Remote
 from rusty_hf.rewards.rust import default_rust_workers, get_rust_reward
 from rusty_hf.sandbox import capabilities, run
 from rusty_hf.sandbox.capabilities import detect
+from rusty_hf.sandbox.channel import Channel
 
 BATCH = 64
 FLOOR_EVALS_PER_S = 12.0
@@ -96,27 +99,34 @@ BARE_TMP = "/dev/shm" if Path("/dev/shm").is_dir() else None
 
 
 def bare_run(code: str, tests: str) -> float:
-    """The harness in a plain subprocess (same interpreter flags) in a temp dir; returns the passed fraction."""
-    files, nonce = harness_files(code, tests)
+    """The same server and host-side tests over a plain subprocess's stdin/stdout in a temp dir; the passed fraction."""
     with tempfile.TemporaryDirectory(dir=BARE_TMP) as work:
-        for name, text in files.items():
-            Path(work, name).write_text(text)
-        proc = subprocess.run(
-            [sys.executable, *PYTHON_FLAGS, HARNESS_FILE], cwd=work, capture_output=True, text=True, timeout=30,
-            stdin=subprocess.DEVNULL, check=False,
+        for name, content in {**sandbox_files(), SOLUTION_FILE: code.encode()}.items():
+            Path(work, name).write_bytes(content)
+        proc = subprocess.Popen(
+            list(SERVER_ARGV), cwd=work, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
             start_new_session=True,  # like the sandbox: with sched_autogroup a session is its own CPU share
         )  # fmt: skip
-    return _fraction(parse_harness_output(proc.stdout, nonce))
+        channel = Channel(proc.stdin, proc.stdout, deadline=time.monotonic() + 30)
+        try:
+            report = run_tests(tests, Remote(channel))
+        finally:
+            channel.close()
+            proc.kill()
+            proc.wait()
+    return _fraction(report)
 
 
 def sandbox_run(code: str, tests: str, caps) -> float:
-    files, nonce = harness_files(code, tests)
-    result = run([sys.executable, *PYTHON_FLAGS, HARNESS_FILE], files=files, timeout=30, caps=caps)
-    return _fraction(parse_harness_output(result.stdout, nonce))
+    files = {**sandbox_files(), SOLUTION_FILE: code}
+    session = lambda channel: run_tests(tests, Remote(channel))  # noqa: E731
+    result = run(list(SERVER_ARGV), files=files, timeout=30, caps=caps, session=session)
+    return _fraction(result.session_result)
 
 
-def _fraction(report: dict | None) -> float:
-    return report["passed"] / report["total"] if report and report["total"] else 0.0
+def _fraction(report: TestReport | None) -> float:
+    return report.passed / report.total if report and report.total and report.broken is None else 0.0
 
 
 def timed(fn) -> tuple[float, object]:

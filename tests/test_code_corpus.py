@@ -6,6 +6,7 @@ import importlib.util
 import inspect
 import json
 import pickle
+import re
 import shlex
 import sys
 import textwrap
@@ -193,6 +194,27 @@ def test_the_corpus_wheel_list_documents_the_pip_line_the_code_runs():
     pins = [line.split("#")[0].strip() for line in (REPO / code_sources.PYPI_SOURCES_LIST).read_text().splitlines()]
     pins = [p for p in pins if p]
     assert len(pins) >= 20 and all("==" in p for p in pins)  # pinned: the corpus is the same on every machine
+    # ... down to the bytes: every pin carries the wheel's SHA-256, and the command makes pip check it
+    assert all(re.search(r"\s--hash=sha256:[0-9a-f]{64}\b", p) for p in pins)
+    assert "--require-hashes" in code_sources.pip_sources_command()
+
+
+@pytest.mark.parametrize("tampered", [False, True])
+def test_the_fetch_refuses_a_wheel_whose_hash_is_not_the_pinned_one(tmp_path, tampered):
+    import hashlib
+    import subprocess
+    wheels = tmp_path / "wheels"
+    _wheel(wheels, "corpuspkg", "MIT", {"lexer": inspect.getsource(shlex)})
+    digest = hashlib.sha256((wheels / "corpuspkg-1.0-py3-none-any.whl").read_bytes()).hexdigest()
+    if tampered:  # as if the index served other bytes under the same name and version
+        digest = digest[::-1]
+    requirements = tmp_path / "sources.txt"
+    requirements.write_text(f"corpuspkg==1.0 --hash=sha256:{digest}  # MIT\n")
+    command = code_sources.pip_sources_command(tmp_path / "out", requirements, python=sys.executable)
+    proc = subprocess.run([*command, "--no-index", "--find-links", str(wheels)], capture_output=True, text=True)
+    assert (proc.returncode != 0) == tampered, proc.stderr
+    assert (tmp_path / "out" / "corpuspkg" / "lexer.py").is_file() != tampered
+    assert ("DO NOT MATCH THE HASHES" in proc.stderr) == tampered
 
 
 def _wheel(folder: Path, name: str, license_: str, modules: dict[str, str]) -> None:

@@ -1,6 +1,7 @@
 """Tests for the Python execution reward, its code extraction and the reward registry.
 
-Everything runs for real: completions go through rusty_hf.sandbox under the test harness.
+Everything runs for real: completions run in rusty_hf.sandbox behind its server, the tests run here
+against the proxies (``remote.py``). The hacks live in ``test_reward_hacks.py``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import logging
 import pytest
 
 from rusty_hf.rewards import REWARD_FUNCS, execution, extract, get_reward_funcs
-from rusty_hf.rewards.execution import execution_reward, get_execution_reward
+from rusty_hf.rewards.execution import execution_reward, get_execution_reward, run_python_tests
 from rusty_hf.rewards.extract import completion_text, extract_code
 
 TESTS = """
@@ -91,27 +92,83 @@ def test_crash_keeps_only_parse_credit():
     assert execution_reward([fenced(crash)], [TESTS]) == [pytest.approx(0.3)]
 
 
-def test_program_cannot_forge_its_result_line():
-    forger = (
-        "import json, os\n"
-        "nonce = open('.nonce').read() if os.path.exists('.nonce') else 'guess'\n"
-        "os.write(1, f'\\n{nonce} ' .encode() + json.dumps({'passed': 2, 'total': 2}).encode() + b'\\n')\n"
-        'print(\'{"passed": 2, "total": 2}\')\n'
-        "def add(a, b):\n    return None\n"
-        "os._exit(0)\n"
-    )
-    assert execution_reward([fenced(forger)], [TESTS]) == [pytest.approx(0.3)]
+def outcome(code: str, tests: str):
+    return run_python_tests(code, tests, timeout=5)
 
 
-def test_patching_json_cannot_forge_the_report():
-    patcher = (
-        "import json, json.encoder, os\n"
-        'fake = lambda *a, **k: \'{"passed": 2, "total": 2, "failures": []}\'\n'
-        "json.dumps = fake\n"
-        "json._default_encoder.encode = fake\n"
-        "def add(a, b):\n    return None\n"
+def counts(code: str, tests: str) -> tuple[int, int]:
+    result = outcome(code, tests)
+    return result.passed, result.total
+
+
+def test_the_test_file_never_enters_the_sandbox():
+    spy = "import os\n\ndef add(a, b):\n    return sorted(os.listdir('.'))\n"
+    tests = "from solution import add\n\ndef test_look():\n    assert add(1, 2) == ['candidate_server.pyc', 'solution.py', 'wire.pyc']\n"
+    assert counts(spy, tests) == (1, 1)
+
+
+def test_an_object_of_the_solution_never_equals_plain_data():
+    code = "class Same:\n    def __eq__(self, other):\n        return True\n\ndef add(a, b):\n    return Same()\n"
+    assert execution_reward([fenced(code)], [TESTS]) == [pytest.approx(0.3)]
+
+
+def test_the_solutions_exceptions_arrive_as_their_builtin_class_or_its_own():
+    code = (
+        "class Overdraft(ArithmeticError):\n    pass\n\n"
+        "def pay(amount):\n    if amount > 5:\n        raise Overdraft(amount)\n    raise KeyError(amount)\n"
     )
-    assert execution_reward([fenced(patcher)], [TESTS]) == [pytest.approx(0.3)]
+    tests = (
+        "import unittest\nfrom solution import Overdraft, pay\n\n"
+        "def test_own_class():\n    try:\n        pay(9)\n    except Overdraft as exc:\n"
+        "        assert isinstance(exc, ArithmeticError) and str(exc) == '9'\n        return\n    raise AssertionError\n\n"
+        "class PayTests(unittest.TestCase):\n    def test_builtin(self):\n"
+        "        with self.assertRaises(KeyError):\n            pay(1)\n"
+    )
+    assert counts(code, tests) == (2, 2)
+
+
+def test_an_argument_changed_in_place_is_changed_in_the_test():
+    code = "def largest(items):\n    items.sort()\n    return items[-1]\n"
+    tests = (
+        "from solution import largest\n\n"
+        "def test_value():\n    assert largest([3, 9, 1]) == 9\n\n"
+        "def test_input_untouched():\n    items = [3, 9, 1]\n    largest(items)\n    assert items == [3, 9, 1]\n"
+    )
+    result = outcome(code, tests)
+    assert (result.passed, result.total) == (1, 2) and "test_input_untouched" in result.failures[0]
+
+
+def test_returning_the_argument_itself_is_the_callers_object():
+    code = "def copy_of(items):\n    return items\n"
+    tests = "from solution import copy_of\n\ndef test_copy():\n    items = [1]\n    assert copy_of(items) is not items\n"
+    assert outcome(code, tests).passed == 0
+
+
+def test_generators_stay_lazy_and_iterator_arguments_advance():
+    code = "import itertools\n\ndef take(iterable, n):\n    return list(itertools.islice(iterable, n))\n"
+    tests = (
+        "import itertools\nfrom solution import take\n\n"
+        "def test_infinite():\n    assert take(itertools.count(10), 3) == [10, 11, 12]\n\n"
+        "def test_iterator():\n    it = iter('abcd')\n    assert take(it, 2) == ['a', 'b'] and next(it) == 'c'\n"
+    )
+    assert counts(code, tests) == (2, 2)
+
+
+def test_isinstance_and_issubclass_ask_the_solution():
+    code = "class Shape:\n    pass\n\nclass Square(Shape):\n    pass\n\ndef make():\n    return Square()\n"
+    tests = (
+        "from solution import Shape, Square, make\n\n"
+        "def test_kinds():\n    assert isinstance(make(), Shape) and issubclass(Square, Shape)\n"
+        "    assert not isinstance(make(), int) and not isinstance(3, Shape)\n"
+    )
+    assert counts(code, tests) == (1, 1)
+
+
+def test_a_test_that_swallows_a_broken_conversation_still_ends_the_run():
+    code = "import os\n\ndef add(a, b):\n    os._exit(0)\n"
+    tests = "from solution import add\n\ndef test_swallow():\n    try:\n        add(1, 2)\n    except BaseException:\n        pass\n"
+    result = outcome(code, tests)
+    assert result.status == "crash" and result.fraction == 0.0
 
 
 def test_printing_solution_still_scores():

@@ -24,6 +24,7 @@ from rusty_hf.data.dedup import LeakGuard
 from rusty_hf.data.tasks import DEFAULT_ROOT, SPLITS, TaskFormatError, default_split, load_tasks, read_task
 from rusty_hf.rewards.execution import default_workers, run_python_tests
 from rusty_hf.sandbox import Limits, run
+from tests.task_guessers import guessers, run_tests_directly
 
 COLUMNS = {"prompt", "tests", "solution", "language", "difficulty", "name", "tags", "entry_point", "split"}
 RUST_RESULT = re.compile(r"test result: \w+\. (\d+) passed; (\d+) failed")
@@ -142,6 +143,28 @@ def test_python_stub_solutions_fail():
     outcomes = _parallel(lambda row: run_python_tests(python_stub(row["solution"]), row["tests"]), list(ds))
     passing = [row["name"] for row, o in zip(ds, outcomes) if o.total == 0 or o.passed == o.total]
     assert passing == []
+
+
+def test_no_python_test_passes_for_a_constant_a_blanket_raise_or_an_echo():
+    # Each test must observe a value that a solution has to compute: a policy that learns to answer
+    # every call with True, [] or a ValueError, or to hand its input back, earns no test credit.
+    passing = {}
+    for row in load_tasks(language="python"):
+        for label, code in guessers(row["solution"]):
+            for test, passed in run_tests_directly(row["tests"], code).items():
+                if passed:
+                    passing.setdefault(f"{row['name']}::{test}", []).append(label)
+    assert passing == {}
+
+
+def test_python_reference_solutions_pass_when_run_directly():
+    # The tests stay plain Python: pytest next to a real solution.py (what CodingEnv's work dir does).
+    failing = {}
+    for row in load_tasks(language="python"):
+        results = run_tests_directly(row["tests"], row["solution"])
+        if not results or not all(results.values()):
+            failing[row["name"]] = [test for test, passed in results.items() if not passed]
+    assert failing == {}
 
 
 def test_rust_reference_solutions_pass_and_stubs_fail(rust_sysroot):

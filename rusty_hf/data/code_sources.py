@@ -9,7 +9,7 @@ Sources (a `SourceRoot` each; tests pass their own, so nothing real is scanned t
 - ``stdlib``: the interpreter's standard library (``sysconfig.get_paths()["stdlib"]``), PSF-2.0;
 - ``site-packages``: installed distributions, each file credited via ``importlib.metadata`` to the
   distribution whose RECORD lists it, with its License-Expression / License / license classifiers;
-- ``pypi``: the pinned pure-Python wheels of ``recipes/corpus_sources.txt`` unpacked into
+- ``pypi``: the pure-Python wheels of ``recipes/corpus_sources.txt`` (pinned by version and SHA-256) unpacked into
   ``data/corpus_sources/python`` (``PIP_SOURCES_INSTALL``; never imported), credited like site-packages.
   They make the Python part of the corpus the same on every machine, whatever else is installed;
 - ``rust-src``: Debian's ``rust-src`` (/usr/lib/rustlib/src/rust -> /usr/src/rustc-*: std, core, the
@@ -61,8 +61,9 @@ PYPI_SOURCES_LIST = Path("recipes/corpus_sources.txt")
 def pip_sources_command(target: str | os.PathLike = PYPI_SOURCES_DIR, requirements: str | os.PathLike = PYPI_SOURCES_LIST,
                         python: str = "python3") -> list[str]:
     """The pip command that unpacks the pinned corpus wheels into ``target``: no dependencies, no
-    bytecode, wheels only, pure-Python ones for Python 3.11 (the same files whatever this machine runs)."""
-    return [python, "-m", "pip", "install", "--no-deps", "--no-compile", "--only-binary=:all:", "--python-version",
+    bytecode, wheels only, pure-Python ones for Python 3.11 (the same files whatever this machine runs),
+    each checked against the SHA-256 its line in ``requirements`` pins (a changed file fails the fetch)."""
+    return [python, "-m", "pip", "install", "--require-hashes", "--no-deps", "--no-compile", "--only-binary=:all:", "--python-version",
             "3.11", "--platform", "any", "--target", str(target), "-r", str(requirements)]
 
 

@@ -1,23 +1,44 @@
-"""The Python execution reward: run a completion's code against a task's tests in the sandbox.
+"""The Python execution reward: the task's tests, run here, against the completion's code, run in the sandbox.
 
 Score per completion (weights configurable through :func:`get_execution_reward`)::
 
     parse_weight  if the extracted code parses and defines a function or class
-  + pass_weight x (tests passed / tests)   -- 0 for this part on a timeout or a crash
+  + pass_weight x (tests passed / tests)   -- 0 for this part on a timeout or a broken run
 
-The tests of a task (``tasks/python/<name>/tests.py``: ``test_*`` functions with plain asserts
-and/or ``unittest.TestCase`` classes, importing from ``solution``) run under a small harness that
-counts passes one test at a time, so half-right code earns half the test credit. Everything runs
-in a fresh :mod:`rusty_hf.sandbox` work dir with ``python -I -S`` (standard library only), one
-subprocess per completion, a batch spread over a thread pool. The parent process only calls
-``ast.parse`` on model output, which never executes it.
+Where the verdict is decided. The candidate's code runs in a fresh :mod:`rusty_hf.sandbox` work dir
+holding only ``solution.py``, a small server (``candidate_server.py``) and its codec (``wire.py``);
+the task's tests (``tasks/python/<name>/tests.py``, ordinary ``pytest``-style Python importing from
+``solution``) run in *this* process (``python_tests.py``), where their ``solution`` is a proxy
+(``remote.py``): each call, attribute read or operator on the candidate's objects is one request
+over the sandbox's stdin/stdout, answered with plain values (builtin ints, strings, lists... of a
+strict tagged JSON) or with handles for everything else. The expected values, the asserts and the
+comparisons stay here; the test file never reaches the sandbox, nor does any secret.
 
-What the harness does against a program gaming its score: the program's stdout goes to
-/dev/null; the report is written to a duplicate of the real stdout by functions bound before the
-program is imported, prefixed with a per-run nonce that the harness reads from a file and deletes
-before the import. What it does not stop: a program that walks interpreter frames to find the
-nonce, or returns objects whose ``__eq__`` is always true (tests that compare with ``==`` accept
-them). Hostile code is contained by the sandbox, not by the harness.
+Why this shape (from a survey of the 160 tasks' tests): ~90% compare a returned value with ``==`` or
+``is``, but the rest need generators (``next``, ``islice``, infinite inputs such as
+``itertools.count()``), nine classes driven by method-call sequences and operators (``+``, ``@``,
+``==``, ``hash``, ``abs``, ``repr``, classmethods), a custom exception class, checks that inputs were
+not modified, and property checks written in the test (a Hanoi move list replayed, a topological
+order checked edge by edge). A declarative table of expected values would lose the last kind and
+freeze the rest; proxies keep every test file as it was, runnable by plain pytest next to a real
+``solution.py`` (what ``CodingEnv`` does), and put no expected value anywhere the candidate can read.
+
+Threat model: the candidate runs in the same process as the server, so it may read or rewrite
+anything the server knows or does (there is nothing secret there), write to any descriptor, answer
+requests itself, exit, swallow exceptions, patch builtins/json/os, sleep, exhaust memory or
+descriptors, fork. What it gets from that is only the power to answer the host's requests, so
+passing a test still means producing the right values: a proxy never equals plain data (an object
+whose ``__eq__`` is always true is not ``== 2.5``), each request carries fresh random bits its
+answer must echo (answers written ahead, duplicated or malformed end the run), and any break in the
+conversation (EOF, garbage, an over-long answer, the deadline) ends it with no test credit, whatever
+a test's ``except`` did. The tests were written so that no test passes on a constant or a blanket
+``raise`` alone (``tests/test_tasks.py`` checks). The sandbox contains the rest (filesystem: the
+tests are not there; pid namespace: the host's memory and /proc are not visible; limits).
+
+Speed: one interpreter start per completion, as before (the server arrives compiled), plus one
+round trip per call (~60 us on the 2-core VMs); iteration fetches items in batches. A batch of
+completions is spread over a thread pool. ``benchmarks/execution_vs_baseline.py`` compares the
+ms per sample with the in-sandbox harness this replaced.
 
 Usage with TRL (the dataset needs a ``tests`` column, and ``language`` when it mixes languages)::
 
@@ -29,96 +50,48 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib.util
 import json
 import logging
+import marshal
 import os
-import secrets
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 from rusty_hf.rewards.extract import completion_text, extract_code
-from rusty_hf.sandbox import Limits, run
+from rusty_hf.rewards.python_tests import TESTS_FILE, TestReport, run_tests  # noqa: F401 (TESTS_FILE: for CodingEnv)
+from rusty_hf.rewards.remote import Remote
+from rusty_hf.sandbox import Limits, SandboxResult, run
+from rusty_hf.sandbox.channel import Channel
 
 logger = logging.getLogger(__name__)
 
-# Isolated mode without site-packages: solutions get the standard library only (all the tasks
-# need), and the interpreter starts ~40 ms sooner than with site's .pth files to process.
-PYTHON_FLAGS = ("-I", "-S")
-HARNESS_FILE = "main.py"
+# No site-packages: solutions get the standard library only (all the tasks need), and the interpreter
+# starts ~40 ms sooner than with site's .pth files to process. Not -I: the work dir must stay on sys.path.
+PYTHON_FLAGS = ("-B", "-E", "-s", "-S")
+SERVER_MODULES = ("candidate_server", "wire")
+SERVER_ARGV = (sys.executable, *PYTHON_FLAGS, "-c", "import candidate_server; candidate_server.main()")
 SOLUTION_FILE = "solution.py"
-TESTS_FILE = "test_solution.py"
-NONCE_FILE = ".nonce"
 MAX_CODE_CHARS = 100_000  # longer "solutions" are degenerate generations; don't even parse them
 
-# Runs inside the sandbox as the main program. Kept dependency-free and fast to start
-# (unittest is only touched when the test file imported it).
-PYTHON_HARNESS = r"""
-import json, json.encoder, os, sys
+
+@functools.cache
+def sandbox_files() -> dict[str, bytes]:
+    """The files every run's work dir starts with, besides ``solution.py``: the server and its codec,
+    compiled here once (``<module>.pyc``, imported without a source), so no run spends its start compiling them."""
+    here = Path(__file__).resolve().parent
+    return {f"{name}.pyc": _unchecked_pyc(here / f"{name}.py") for name in SERVER_MODULES}
 
 
-def _main():
-    # Bound before the solution is imported: builtins written in C, so a program that patches
-    # json or os afterwards cannot forge the report (the report is formatted by hand below).
-    quote, write = json.encoder.encode_basestring_ascii, os.write
-    with open(".nonce") as f:
-        nonce = f.read().strip()
-    os.remove(".nonce")
-    report_fd = os.dup(1)
-    sink = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(sink, 1)
-    sys.path.insert(0, os.getcwd())
-    failures = []
-    passed = total = 0
-
-    def describe(exc):
-        try:
-            return f"{type(exc).__name__}: {exc}"
-        except BaseException:  # an exception whose __str__ raises still counts as a failure
-            return "unprintable exception"
-
-    def record(name, error):
-        nonlocal passed, total
-        total += 1
-        if error is None:
-            passed += 1
-        elif len(failures) < 5:
-            failures.append(f"{name}: {error}"[:300])
-
-    try:
-        import test_solution as module
-    except BaseException as exc:
-        module = None
-        failures.append(f"import: {describe(exc)}"[:300])
-    if module is not None:
-        for name, obj in list(vars(module).items()):
-            if name.startswith("test") and callable(obj) and not isinstance(obj, type):
-                try:
-                    obj()
-                    record(name, None)
-                except BaseException as exc:
-                    record(name, describe(exc))
-        unittest = sys.modules.get("unittest")
-        if unittest is not None:
-            loader = unittest.TestLoader()
-            for obj in list(vars(module).values()):
-                if isinstance(obj, type) and issubclass(obj, unittest.TestCase):
-                    for case in loader.loadTestsFromTestCase(obj):
-                        result = unittest.TestResult()
-                        try:
-                            case.run(result)
-                            problems = result.failures + result.errors
-                            record(case.id(), problems[0][1].strip().splitlines()[-1] if problems else None)
-                        except BaseException as exc:
-                            record(case.id(), describe(exc))
-    listed = ", ".join([quote(str.__str__(f)) for f in failures])
-    line = '{"passed": %d, "total": %d, "failures": [%s]}' % (passed, total, listed)
-    write(report_fd, f"\n{nonce} {line}\n".encode())
-
-
-_main()
-"""
+def _unchecked_pyc(path: Path) -> bytes:
+    """``path`` compiled to a .pyc in PEP 552's unchecked hash-based form (flags 0b01: never compared
+    with a source), for this interpreter, which is the one the sandbox runs."""
+    source = path.read_bytes()
+    code = compile(source, path.name, "exec", dont_inherit=True)
+    return importlib.util.MAGIC_NUMBER + (1).to_bytes(4, "little") + importlib.util.source_hash(source) + marshal.dumps(code)
 
 
 @dataclass(frozen=True)
@@ -128,7 +101,7 @@ class ExecutionOutcome:
     passed: int
     total: int
     timed_out: bool
-    crashed: bool  # ended without a result line: os._exit, a signal, a memory or output limit
+    crashed: bool  # the conversation broke: exit, a signal, a limit, a forged or malformed answer
     failures: tuple[str, ...] = ()
     duration_s: float = 0.0
 
@@ -142,48 +115,36 @@ class ExecutionOutcome:
         return "timeout" if self.timed_out else "crash" if self.crashed else "ok" if self.total else "no_tests_ran"
 
 
-def parse_harness_output(stdout: str, nonce: str) -> dict | None:
-    """Return the harness report carried on the line that starts with ``nonce``, or None."""
-    for line in reversed(stdout.splitlines()):
-        if line.startswith(nonce + " "):
-            try:
-                report = json.loads(line[len(nonce) + 1 :])
-            except ValueError:
-                return None
-            counts = [report.get(k) for k in ("passed", "total")] if isinstance(report, dict) else []
-            if all(type(c) is int for c in counts) and len(counts) == 2 and 0 <= counts[0] <= counts[1]:
-                return report
-    return None
-
-
-def harness_files(code: str, tests: str) -> tuple[dict[str, str], str]:
-    """Return the work-dir files of one run (harness, solution, tests, nonce) and the nonce.
-
-    Run them with ``[sys.executable, *PYTHON_FLAGS, HARNESS_FILE]`` in that directory.
-    """
-    nonce = secrets.token_hex(16)
-    return {HARNESS_FILE: PYTHON_HARNESS, SOLUTION_FILE: code, TESTS_FILE: tests, NONCE_FILE: nonce}, nonce
+def _outcome(report: TestReport | None, remote: Remote | None, result: SandboxResult) -> ExecutionOutcome:
+    """One run's counts, or why there are none: the conversation's verdict first, then the sandbox's."""
+    if result.timed_out or (remote is not None and remote.timed_out):
+        return ExecutionOutcome(0, 0, timed_out=True, crashed=False, duration_s=result.duration_s)
+    if report is None or report.broken is not None:
+        stderr_tail = (result.stderr or "").strip().splitlines()[-1:]
+        why = [report.broken if report is not None else "the sandbox session failed", *stderr_tail]
+        return ExecutionOutcome(0, 0, False, crashed=True, failures=tuple(w[:300] for w in why),
+                                duration_s=result.duration_s)  # fmt: skip
+    return ExecutionOutcome(
+        passed=report.passed,
+        total=report.total,
+        timed_out=False,
+        crashed=False,
+        failures=tuple(report.failures),
+        duration_s=result.duration_s,
+    )
 
 
 def run_python_tests(code: str, tests: str, *, timeout: float = 10.0, limits: Limits | None = None) -> ExecutionOutcome:
-    """Run ``tests`` against ``code`` (saved as ``solution.py``) in the sandbox and count passes."""
-    files, nonce = harness_files(code, tests)
-    argv = [sys.executable, *PYTHON_FLAGS, HARNESS_FILE]
-    result = run(argv, files=files, timeout=timeout, limits=limits)
-    if result.timed_out:
-        return ExecutionOutcome(0, 0, timed_out=True, crashed=False, duration_s=result.duration_s)
-    report = parse_harness_output(result.stdout, nonce)
-    if report is None:
-        tail = (result.stderr or "").strip().splitlines()[-1:] or [f"exit code {result.returncode}"]
-        return ExecutionOutcome(0, 0, False, crashed=True, failures=(tail[0][:300],), duration_s=result.duration_s)
-    return ExecutionOutcome(
-        passed=report["passed"],
-        total=report["total"],
-        timed_out=False,
-        crashed=False,
-        failures=tuple(report.get("failures", ())),
-        duration_s=result.duration_s,
-    )
+    """Run ``tests`` here against ``code``, which runs in the sandbox as ``solution.py``, and count passes."""
+    conversation: dict[str, object] = {}
+
+    def session(channel: Channel) -> TestReport:
+        remote = conversation["remote"] = Remote(channel)
+        return run_tests(tests, remote)
+
+    files = {**sandbox_files(), SOLUTION_FILE: code}
+    result = run(list(SERVER_ARGV), files=files, timeout=timeout, limits=limits, session=session)
+    return _outcome(result.session_result, conversation.get("remote"), result)
 
 
 def _defines_something(code: str) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import selectors
+import signal
 import subprocess
 import time
 
@@ -26,16 +27,17 @@ _EXIT_GRACE_S = 0.05  # how long a survivor that keeps writing may delay the end
 class OutputPump:
     """Capped capture of ``proc.stdout``/``proc.stderr`` plus exit detection for one process."""
 
-    def __init__(self, proc: subprocess.Popen, cap: int) -> None:
+    def __init__(self, proc: subprocess.Popen, cap: int, streams: tuple[str, ...] = ("stdout", "stderr")) -> None:
         self.proc = proc
         self.cap = cap
+        self.streams = streams  # the ones read here, and closed by close(); another reader owns the rest
         self.data = {"stdout": bytearray(), "stderr": bytearray()}
         self.truncated = {"stdout": False, "stderr": False}
         self.exited = False
         self._exit_seen = 0.0
         self._sel = selectors.DefaultSelector()
-        self._sel.register(proc.stdout.fileno(), selectors.EVENT_READ, "stdout")
-        self._sel.register(proc.stderr.fileno(), selectors.EVENT_READ, "stderr")
+        for stream in streams:
+            self._sel.register(getattr(proc, stream).fileno(), selectors.EVENT_READ, stream)
         try:
             self._pidfd: int | None = os.pidfd_open(proc.pid)
             self._sel.register(self._pidfd, selectors.EVENT_READ, "exit")
@@ -107,12 +109,23 @@ class OutputPump:
                 return
             self._step(remaining)
 
+    def stop(self) -> None:
+        """SIGKILL the process, never another one: through its pidfd where there is one (a pid
+        may be recycled once the process is reaped; a pidfd cannot be). Harmless once it exited."""
+        try:
+            if self._pidfd is not None:
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+            else:
+                self.proc.send_signal(signal.SIGKILL)  # checks first that it was not reaped
+        except (ProcessLookupError, OSError):
+            pass
+
     def close(self) -> None:
         self._sel.close()
         if self._pidfd is not None:
             os.close(self._pidfd)
-        self.proc.stdout.close()
-        self.proc.stderr.close()
+        for stream in self.streams:
+            getattr(self.proc, stream).close()
 
     def text(self, stream: str) -> str:
         return self.data[stream].decode("utf-8", errors="replace")

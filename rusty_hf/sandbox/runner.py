@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rusty_hf.sandbox.capabilities import SandboxCapabilities, capabilities
+from rusty_hf.sandbox.channel import Channel, converse
 from rusty_hf.sandbox.cgroup_pool import CgroupPool, pool_for
 from rusty_hf.sandbox.cgroups import JOIN_FAILED_EXIT, JOIN_FAILED_MARKER, RunCgroups
 from rusty_hf.sandbox.identity import UID_SWITCH_FAILED_MARKER, helper_fd, run_uid, setpriv_argv, uid_helper_argv
@@ -82,6 +83,7 @@ class SandboxResult:
     # when it could not be read back, and files_note says why).
     files: dict[str, bytes] | None = None
     files_note: str | None = None
+    session_result: object = None  # what ``run(..., session=...)``'s function returned
 
     @property
     def ok(self) -> bool:
@@ -288,6 +290,7 @@ def run(
     collect_files: bool = False,
     skip_dirs: Sequence[str] = (),
     workdir_ro_binds: Mapping[str, str] | None = None,
+    session: Callable[[Channel], object] | None = None,
 ) -> SandboxResult:
     """Run ``argv`` in a fresh work dir holding ``files`` (its cwd and HOME), with every layer available.
 
@@ -309,6 +312,10 @@ def run(
         workdir_ro_binds: ``{host_dir: relative_target}`` bound read-only inside the work dir, under
             bubblewrap only (the caller checks ``SandboxResult.layers`` for "bwrap"); e.g. a
             repository's ``.git``, so that git can read history it cannot change.
+        session: talk to the process while it runs: its stdin and stdout become a :class:`Channel`
+            (``channel.py``) that this function is called with, in this thread, once the process has
+            started; the run ends, and everything it started is killed, when the function returns.
+            Its return value is ``SandboxResult.session_result``; ``SandboxResult.stdout`` stays empty.
 
     Returns:
         A :class:`SandboxResult`. Raises ValueError for bad arguments and SandboxError only when
@@ -328,7 +335,7 @@ def run(
     launch = _plan(argv, checked_files, limits, network, ro, env, caps, collect=collect_files,
                    workdir_ro_binds=workdir_ro_binds)  # fmt: skip
     try:
-        result = _execute(launch, limits, timeout)
+        result = _execute(launch, limits, timeout, session)
         if collect_files:
             result.files, result.files_note = read_back(
                 launch.host_workdir, skip_dirs=skip_dirs, max_bytes=limits.disk_mb << 20
@@ -338,13 +345,19 @@ def run(
         launch.teardown()
 
 
-def _execute(launch: _Launch, limits: Limits, timeout: float) -> SandboxResult:
+def _execute(
+    launch: _Launch,
+    limits: Limits,
+    timeout: float,
+    session: Callable[[Channel], object] | None = None,
+) -> SandboxResult:
     """Spawn the planned chain, supervise it to the end, and never leave any of it running."""
     start = time.monotonic()
     try:
         with launch.spawn_context():
             proc = subprocess.Popen(
-                launch.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                launch.argv, stdin=subprocess.DEVNULL if session is None else subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 env=launch.env, cwd=launch.cwd, start_new_session=True,
                 pass_fds=[*launch.pass_fds, *launch.shared_fds],
                 # None (the fast vfork path) unless prlimit is missing; the fallback only calls setrlimit.
@@ -354,21 +367,28 @@ def _execute(launch: _Launch, limits: Limits, timeout: float) -> SandboxResult:
         raise SandboxError(f"could not start {launch.argv[0]!r}: {exc}") from exc
     close_fds(launch.pass_fds)  # the child holds its own copies of the file memfds
     launch.pass_fds = []
-    pump, reaped = None, False
+    # With a session, stdin and stdout are the channel (the pump reads stderr alone).
+    channel = Channel(proc.stdin, proc.stdout, deadline=start + timeout) if session is not None else None
+    pump, reaped, session_result = None, False, None
     try:
         if launch.gate is not None:
             try:
                 launch.gate.release(start + timeout)
             except OSError as exc:  # TimeoutError included; the finally below kills what started
                 raise SandboxError(f"could not start the run under its rlimits: {exc}") from exc
-        pump = OutputPump(proc, limits.output_bytes)
-        why = pump.run(start + timeout)
+        pump = OutputPump(proc, limits.output_bytes, streams=("stdout", "stderr") if channel is None else ("stderr",))
+        if channel is None:
+            why = pump.run(start + timeout)
+        else:
+            why, session_result = converse(pump, channel, session, start + timeout)
         code, reaped = _kill_and_reap(proc, launch), True
         pump.drain(time.monotonic() + _DRAIN_S)
         duration = time.monotonic() - start
     finally:
         if not reaped:  # an exception (KeyboardInterrupt...) must not leave the run alive
             _kill_and_reap(proc, launch)
+        if channel is not None:
+            channel.close()
         if pump is not None:
             pump.close()
         else:
@@ -382,6 +402,7 @@ def _execute(launch: _Launch, limits: Limits, timeout: float) -> SandboxResult:
         returncode=code, timed_out=why == "timeout", stdout=stdout, stderr=stderr,
         stdout_truncated=pump.truncated["stdout"], stderr_truncated=pump.truncated["stderr"],
         duration_s=duration, limit_hit=_limit_hit(why, code, stderr, launch), layers=launch.layers,
+        session_result=session_result,
     )  # fmt: skip
 
 

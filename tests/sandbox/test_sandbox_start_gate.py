@@ -7,7 +7,6 @@ takes the cgroup shell instead (its memory would be charged to the run while it 
 
 from __future__ import annotations
 
-import glob
 import os
 import threading
 import time
@@ -19,6 +18,8 @@ from attack_harness import require_mechanism
 from rusty_hf.sandbox import SandboxError, run
 from rusty_hf.sandbox import runner as sandbox_runner
 from rusty_hf.sandbox import start_gate
+from rusty_hf.sandbox.cgroup_pool import CgroupPool
+from rusty_hf.sandbox.cgroups import RunCgroups
 from rusty_hf.sandbox.start_gate import StartGate
 
 
@@ -38,30 +39,53 @@ def _thread_cgroups() -> str:
         return f.read()
 
 
-def _in_run_cgroups(comm: str) -> set[str]:
-    """Controllers whose pool sets hold a process named ``comm`` right now."""
+@pytest.fixture
+def borrowed(monkeypatch) -> list[RunCgroups]:
+    """The cgroup sets this test's runs borrow, in order: only they are inspected, never another
+    process's pool (other sandbox runs on the same host would otherwise show up as this run's)."""
+    sets: list[RunCgroups] = []
+    real_borrow = CgroupPool.borrow
+
+    def borrow(self, limits):
+        run_cg = real_borrow(self, limits)
+        if run_cg is not None:
+            sets.append(run_cg)
+        return run_cg
+
+    monkeypatch.setattr(CgroupPool, "borrow", borrow)
+    return sets
+
+
+def _in_run_cgroups(sets: list[RunCgroups], comm: str) -> set[str]:
+    """Which of the borrowed ``sets``' pids and memory cgroups hold a process named ``comm`` now."""
     found = set()
-    for path in glob.glob("/sys/fs/cgroup/*/**/rusty-sandbox-pool-*/cgroup.procs", recursive=True):
-        with open(path) as f:
-            pids = f.read().split()
-        for pid in pids:
+    for run_cg in list(sets):
+        for purpose, path in run_cg.dirs.items():
+            if purpose not in ("pids", "memory"):  # on cgroup v2 "kill" is the same dir again
+                continue
             try:
-                with open(f"/proc/{pid}/comm") as f:
-                    if f.read().strip() == comm:
-                        found.add(path.split("/")[4])
-            except OSError:
-                pass
+                with open(os.path.join(path, "cgroup.procs")) as f:
+                    pids = f.read().split()
+            except OSError:  # the set was removed: nothing in it
+                continue
+            for pid in pids:
+                try:
+                    with open(f"/proc/{pid}/comm") as f:
+                        if f.read().strip() == comm:
+                            found.add(purpose)
+                except OSError:
+                    pass
     return found
 
 
-def test_the_run_is_born_in_its_cgroups_and_the_thread_goes_home(gated):
+def test_the_run_is_born_in_its_cgroups_and_the_thread_goes_home(gated, borrowed):
     done = threading.Event()
     seen: set[str] = set()
 
     def watch():
         deadline = time.monotonic() + 5
         while not done.is_set() and time.monotonic() < deadline:
-            seen.update(_in_run_cgroups("sleep"))
+            seen.update(_in_run_cgroups(borrowed, "sleep"))
             time.sleep(0.02)
 
     def spawn():
@@ -113,7 +137,7 @@ def test_the_main_thread_never_joins_a_run_cgroup(gated, monkeypatch):
     assert _off_main(run, ["/bin/true"]).ok and gates == [1]
 
 
-def test_a_gate_never_released_never_starts_the_run(gated, monkeypatch):
+def test_a_gate_never_released_never_starts_the_run(gated, borrowed, monkeypatch):
     # As if the parent died at the gate: its end of the block pipe closes without the byte.
     def vanish(self, deadline):
         os.close(self._block_w)
@@ -124,10 +148,10 @@ def test_a_gate_never_released_never_starts_the_run(gated, monkeypatch):
     result = _off_main(lambda: run(["/bin/sh", "-c", "echo STARTED"], caps=gated, timeout=1.0))
     assert result.timed_out and "STARTED" not in result.stdout
     assert time.monotonic() - begun < 3.0
-    assert _in_run_cgroups("bwrap") == set()  # the held sandbox went with the rest of the run
+    assert borrowed and _in_run_cgroups(borrowed, "bwrap") == set()  # the held sandbox went with the rest of the run
 
 
-def test_a_limit_that_cannot_be_set_stops_the_run(gated, monkeypatch):
+def test_a_limit_that_cannot_be_set_stops_the_run(gated, borrowed, monkeypatch):
     def refuse(pid, which, value):
         raise PermissionError("prlimit refused")
 
@@ -140,4 +164,4 @@ def test_a_limit_that_cannot_be_set_stops_the_run(gated, monkeypatch):
     monkeypatch.setattr(start_gate.resource, "prlimit", refuse)
     home, after = _off_main(spawn)
     assert after == home
-    assert _in_run_cgroups("bwrap") == set()
+    assert borrowed and _in_run_cgroups(borrowed, "bwrap") == set()

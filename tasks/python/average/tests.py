@@ -10,10 +10,11 @@ def test_single_value():
 
 
 def test_negatives_cancel():
-    assert average([-5, 5, -1, 1]) == 0
+    assert average([-5, 5, -1, 1]) == 0 and average([-5, 5, -1, 5]) == 1
 
 
 def test_empty_raises():
+    assert average([3, 4]) == 3.5  # only the empty list raises
     try:
         average([])
     except ValueError:

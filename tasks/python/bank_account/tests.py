@@ -15,6 +15,7 @@ class BankAccountTests(unittest.TestCase):
         with self.assertRaises(InsufficientFunds):
             acct.withdraw(6)
         self.assertEqual(acct.balance, 5)
+        self.assertTrue(issubclass(InsufficientFunds, Exception))
 
     def test_non_positive_amounts(self):
         acct = BankAccount("cy")
@@ -22,10 +23,9 @@ class BankAccountTests(unittest.TestCase):
             acct.deposit(0)
         with self.assertRaises(ValueError):
             acct.withdraw(-1)
+        self.assertEqual(acct.deposit(2), 2)
 
     def test_negative_opening_balance(self):
         with self.assertRaises(ValueError):
             BankAccount("dee", -1)
-
-    def test_exception_is_exception_subclass(self):
-        self.assertTrue(issubclass(InsufficientFunds, Exception))
+        self.assertEqual(BankAccount("dee", 0).deposit(3), 3)

@@ -12,7 +12,7 @@ def test_exact():
 
 
 def test_empty():
-    assert list(batched([], 3)) == []
+    assert list(batched([], 3)) == [] and list(batched([7], 3)) == [(7,)]
 
 
 def test_lazy():
@@ -21,6 +21,7 @@ def test_lazy():
 
 
 def test_bad_n():
+    assert list(batched([1], 1)) == [(1,)]
     try:
         list(batched([1], 0))
     except ValueError:

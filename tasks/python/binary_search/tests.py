@@ -6,11 +6,11 @@ def test_found():
 
 
 def test_missing():
-    assert binary_search([1, 3, 5, 7], 4) == -1
+    assert binary_search([1, 3, 5, 7], 4) == -1 and binary_search([1, 3, 5, 7], 7) == 3
 
 
 def test_empty():
-    assert binary_search([], 1) == -1
+    assert binary_search([], 1) == -1 and binary_search([1], 1) == 0
 
 
 def test_ends():

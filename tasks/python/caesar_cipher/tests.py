@@ -15,3 +15,4 @@ def test_negative():
 
 def test_round_trip():
     assert caesar_cipher(caesar_cipher("Rusty 4", 55), -55) == "Rusty 4"
+    assert caesar_cipher("Rusty 4", 55) == "Uxvwb 4"

@@ -14,4 +14,4 @@ def test_acronym():
 
 
 def test_already_lower():
-    assert camel_to_snake("plain") == "plain"
+    assert camel_to_snake("plain") == "plain" and camel_to_snake("plainText") == "plain_text"

@@ -6,7 +6,7 @@ def test_example():
 
 
 def test_empty():
-    assert capitalize_words("") == ""
+    assert capitalize_words("") == "" and capitalize_words("x") == "X"
 
 
 def test_spaces_kept():

@@ -15,7 +15,7 @@ def test_no_sequences():
 
 
 def test_empty_sequence():
-    assert list(cartesian_product([1, 2], [])) == []
+    assert list(cartesian_product([1, 2], [])) == [] and list(cartesian_product([1, 2])) == [(1,), (2,)]
 
 
 def test_lazy():

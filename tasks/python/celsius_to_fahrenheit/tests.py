@@ -1,3 +1,5 @@
+import math
+
 from solution import celsius_to_fahrenheit
 
 
@@ -10,8 +12,8 @@ def test_boiling():
 
 
 def test_minus_forty_is_the_same():
-    assert celsius_to_fahrenheit(-40) == -40
+    assert celsius_to_fahrenheit(-40) == -40 and celsius_to_fahrenheit(-10) == 14
 
 
 def test_fraction():
-    assert abs(celsius_to_fahrenheit(37) - 98.6) < 1e-9
+    assert math.isclose(celsius_to_fahrenheit(37), 98.6, abs_tol=1e-9)

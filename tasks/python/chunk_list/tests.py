@@ -10,10 +10,11 @@ def test_even():
 
 
 def test_empty():
-    assert chunk_list([], 3) == []
+    assert chunk_list([], 3) == [] and chunk_list([9], 3) == [[9]]
 
 
 def test_bad_size():
+    assert chunk_list([1], 1) == [[1]]
     try:
         chunk_list([1], 0)
     except ValueError:

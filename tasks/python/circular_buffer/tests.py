@@ -24,6 +24,8 @@ def test_popleft_returns_oldest():
 
 def test_popleft_empty_raises():
     buf = CircularBuffer(1)
+    buf.append("x")
+    assert buf.popleft() == "x"
     try:
         buf.popleft()
     except IndexError:
@@ -32,6 +34,7 @@ def test_popleft_empty_raises():
 
 
 def test_bad_capacity_raises():
+    assert len(CircularBuffer(1)) == 0 and CircularBuffer(1).to_list() == []
     try:
         CircularBuffer(0)
     except ValueError:

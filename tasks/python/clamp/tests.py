@@ -2,11 +2,11 @@ from solution import clamp
 
 
 def test_inside_range():
-    assert clamp(4, 0, 10) == 4
+    assert clamp(4, 0, 10) == 4 and clamp(4, 5, 10) == 5
 
 
 def test_below_range():
-    assert clamp(-3, 0, 10) == 0
+    assert clamp(-3, 0, 10) == 0 and clamp(-3, -2, 10) == -2
 
 
 def test_above_range():
@@ -14,7 +14,7 @@ def test_above_range():
 
 
 def test_on_the_bounds():
-    assert clamp(0, 0, 10) == 0 and clamp(10, 0, 10) == 10
+    assert clamp(0, 0, 10) == 0 and clamp(10, 0, 10) == 10 and clamp(11, 0, 10) == 10
 
 
 def test_floats():

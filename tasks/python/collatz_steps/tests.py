@@ -2,7 +2,7 @@ from solution import collatz_steps
 
 
 def test_one_takes_no_steps():
-    assert collatz_steps(1) == 0
+    assert collatz_steps(1) == 0 and collatz_steps(2) == 1
 
 
 def test_example():
@@ -18,6 +18,7 @@ def test_long_chain():
 
 
 def test_non_positive_raises():
+    assert collatz_steps(4) == 2
     try:
         collatz_steps(0)
     except ValueError:

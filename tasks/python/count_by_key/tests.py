@@ -12,8 +12,8 @@ def test_first_seen_order():
 
 
 def test_key_nowhere():
-    assert count_by_key([{"a": 1}], "b") == {}
+    assert count_by_key([{"a": 1}], "b") == {} and count_by_key([{"a": 1}], "a") == {1: 1}
 
 
 def test_empty():
-    assert count_by_key([], "a") == {}
+    assert count_by_key([], "a") == {} and count_by_key([{"a": 0}], "a") == {0: 1}

@@ -6,11 +6,11 @@ def test_example():
 
 
 def test_empty():
-    assert count_evens([]) == 0
+    assert count_evens([]) == 0 and count_evens([2]) == 1
 
 
 def test_no_evens():
-    assert count_evens([1, 3, 5, 7]) == 0
+    assert count_evens([1, 3, 5, 7]) == 0 and count_evens([1, 3, 5, 8]) == 1
 
 
 def test_zero_and_negatives():

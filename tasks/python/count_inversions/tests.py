@@ -6,7 +6,7 @@ def test_example():
 
 
 def test_sorted_has_none():
-    assert count_inversions([1, 2, 3, 4]) == 0 and count_inversions([]) == 0
+    assert count_inversions([1, 2, 3, 4]) == 0 and count_inversions([]) == 0 and count_inversions([1, 2, 4, 3]) == 1
 
 
 def test_reversed():

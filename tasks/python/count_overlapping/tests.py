@@ -14,8 +14,8 @@ def test_separate_matches():
 
 
 def test_no_match():
-    assert count_overlapping("hello", "z") == 0
+    assert count_overlapping("hello", "z") == 0 and count_overlapping("hello", "l") == 2
 
 
 def test_sub_longer_than_text():
-    assert count_overlapping("ab", "abc") == 0
+    assert count_overlapping("ab", "abc") == 0 and count_overlapping("abc", "abc") == 1

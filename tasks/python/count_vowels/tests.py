@@ -6,7 +6,7 @@ def test_mixed_case():
 
 
 def test_none():
-    assert count_vowels("rhythm") == 0
+    assert count_vowels("rhythm") == 0 and count_vowels("rhythms and blues") == 3
 
 
 def test_all_upper():
@@ -14,4 +14,4 @@ def test_all_upper():
 
 
 def test_empty():
-    assert count_vowels("") == 0
+    assert count_vowels("") == 0 and count_vowels("e") == 1

@@ -10,7 +10,7 @@ def test_one():
 
 
 def test_zero_and_negative_yield_nothing():
-    assert list(countdown(0)) == [] and list(countdown(-4)) == []
+    assert list(countdown(0)) == [] and list(countdown(-4)) == [] and list(countdown(2)) == [2, 1]
 
 
 def test_is_lazy_iterator():

@@ -18,12 +18,12 @@ def test_space_character():
 
 
 def test_empty():
-    assert decode_binary("") == ""
+    assert decode_binary("") == "" and decode_binary("00100001") == "!"
 
 
 def test_wrong_length():
-    assert _raises("0100100 01101001")
+    assert _raises("0100100 01101001") and not _raises("01001000 01101001")
 
 
 def test_bad_character():
-    assert _raises("0100100a")
+    assert _raises("0100100a") and decode_binary("01000001") == "A"

@@ -16,10 +16,11 @@ def test_order_zero_is_a_copy():
 
 
 def test_too_short():
-    assert differences([7]) == [] and differences([1, 2], order=3) == []
+    assert differences([7]) == [] and differences([1, 2], order=3) == [] and differences([1, 2], order=1) == [1]
 
 
 def test_negative_order_raises():
+    assert differences([1, 2, 4], order=2) == [1]
     try:
         differences([1, 2, 3], order=-1)
     except ValueError:

@@ -10,11 +10,11 @@ def test_negative_ignores_sign():
 
 
 def test_zero():
-    assert digit_sum(0) == 0
+    assert digit_sum(0) == 0 and digit_sum(10) == 1
 
 
 def test_single_digit():
-    assert digit_sum(8) == 8
+    assert digit_sum(8) == 8 and digit_sum(-8) == 8
 
 
 def test_big_number():

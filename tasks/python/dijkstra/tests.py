@@ -19,10 +19,11 @@ def test_cycles_and_zero_weights():
 def test_long_chain():
     graph = {i: {i + 1: 1, i + 2: 3} for i in range(2000)}
     distances = dijkstra(graph, 0)
-    assert distances[2000] == 2000 and distances[2001] == 2002 and len(distances) == 2002
+    assert type(distances) is dict and distances[2000] == 2000 and distances[2001] == 2002 and len(distances) == 2002
 
 
 def test_negative_edge_raises():
+    assert dijkstra({"A": {"B": 0}}, "A") == {"A": 0, "B": 0}
     try:
         dijkstra({"A": {"B": -1}}, "A")
     except ValueError:

@@ -6,14 +6,15 @@ def test_example():
 
 
 def test_negatives():
-    assert dot_product([1, -1], [3, 3]) == 0
+    assert dot_product([1, -1], [3, 3]) == 0 and dot_product([1, -1], [3, 2]) == 1
 
 
 def test_empty():
-    assert dot_product([], []) == 0
+    assert dot_product([], []) == 0 and dot_product([2], [3]) == 6
 
 
 def test_length_mismatch_raises():
+    assert dot_product([1, 2], [1, 2]) == 5
     try:
         dot_product([1, 2], [1, 2, 3])
     except ValueError:

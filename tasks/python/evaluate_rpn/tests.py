@@ -22,16 +22,16 @@ def test_negative_operand():
 
 
 def test_unknown_token():
-    assert _raises("1 2 ^", ValueError)
+    assert _raises("1 2 ^", ValueError) and evaluate_rpn("1 2 *") == 2
 
 
 def test_too_few_operands():
-    assert _raises("1 +", ValueError)
+    assert _raises("1 +", ValueError) and evaluate_rpn("1 1 +") == 2
 
 
 def test_leftover_operands():
-    assert _raises("1 2", ValueError)
+    assert _raises("1 2", ValueError) and evaluate_rpn("1 2 -") == -1
 
 
 def test_division_by_zero():
-    assert _raises("1 0 /", ZeroDivisionError)
+    assert _raises("1 0 /", ZeroDivisionError) and evaluate_rpn("0 1 /") == 0 and evaluate_rpn("9 2 /") == 4

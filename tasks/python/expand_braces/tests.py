@@ -30,4 +30,4 @@ def test_no_braces_and_bare_comma():
 
 
 def test_unmatched():
-    assert _raises("a{b,c") and _raises("a}b")
+    assert _raises("a{b,c") and _raises("a}b") and expand_braces("a{b,c}") == ["ab", "ac"]

@@ -22,12 +22,12 @@ def test_one_number_range():
 
 
 def test_empty():
-    assert expand_ranges("") == []
+    assert expand_ranges("") == [] and expand_ranges("0") == [0]
 
 
 def test_backwards_range():
-    assert _raises("5-3")
+    assert _raises("5-3") and expand_ranges("3-5") == [3, 4, 5]
 
 
 def test_malformed():
-    assert _raises("1-") and _raises("1,,2") and _raises("a")
+    assert _raises("1-") and _raises("1,,2") and _raises("a") and expand_ranges("1,2") == [1, 2]

@@ -6,11 +6,11 @@ def test_example():
 
 
 def test_no_tags():
-    assert extract_hashtags("nothing here") == []
+    assert extract_hashtags("nothing here") == [] and extract_hashtags("nothing #here") == ["here"]
 
 
 def test_lone_hash_ignored():
-    assert extract_hashtags("# not a tag, ## either") == []
+    assert extract_hashtags("# not a tag, ## either") == [] and extract_hashtags("##either") == ["either"]
 
 
 def test_punctuation_ends_tag():

@@ -2,7 +2,7 @@ from solution import factorial
 
 
 def test_zero():
-    assert factorial(0) == 1
+    assert factorial(0) == 1 and factorial(2) == 2
 
 
 def test_five():
@@ -14,6 +14,7 @@ def test_twenty():
 
 
 def test_negative_raises():
+    assert factorial(3) == 6
     try:
         factorial(-3)
     except ValueError:

@@ -2,7 +2,7 @@ from solution import fibonacci
 
 
 def test_base_cases():
-    assert fibonacci(0) == 0 and fibonacci(1) == 1
+    assert fibonacci(0) == 0 and fibonacci(1) == 1 and fibonacci(2) == 1
 
 
 def test_ten():

@@ -6,7 +6,7 @@ def test_example():
 
 
 def test_zero_missing():
-    assert find_missing_number([2, 1]) == 0
+    assert find_missing_number([2, 1]) == 0 and find_missing_number([2, 0]) == 1
 
 
 def test_largest_missing():
@@ -14,7 +14,7 @@ def test_largest_missing():
 
 
 def test_empty_list():
-    assert find_missing_number([]) == 0
+    assert find_missing_number([]) == 0 and find_missing_number([0]) == 1
 
 
 def test_longer_shuffled():

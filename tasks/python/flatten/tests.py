@@ -6,11 +6,11 @@ def test_deep():
 
 
 def test_empty_lists():
-    assert flatten([[], [[]], []]) == []
+    assert flatten([[], [[]], []]) == [] and flatten([[], [[0]], []]) == [0]
 
 
 def test_already_flat():
-    assert flatten([1, 2, 3]) == [1, 2, 3]
+    assert flatten([1, 2, 3]) == [1, 2, 3] and flatten([[1], 2, [[3]]]) == [1, 2, 3]
 
 
 def test_tuples_kept():

@@ -10,7 +10,7 @@ def test_negative_step():
 
 
 def test_empty_when_start_past_stop():
-    assert list(frange(2, 1, 0.5)) == []
+    assert list(frange(2, 1, 0.5)) == [] and list(frange(1, 2, 0.5)) == [1.0, 1.5]
 
 
 def test_no_accumulated_rounding():
@@ -18,6 +18,7 @@ def test_no_accumulated_rounding():
 
 
 def test_zero_step_raises():
+    assert list(frange(0, 1, 0.5)) == [0.0, 0.5]
     try:
         list(frange(0, 1, 0))
     except ValueError:

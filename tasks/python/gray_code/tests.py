@@ -15,11 +15,12 @@ def test_three_bits():
 
 def test_eight_bits_properties():
     code = gray_code(8)
-    assert len(code) == 256 and sorted(code) == list(range(256))
+    assert type(code) is list and len(code) == 256 and sorted(code) == list(range(256))
     assert all(bin(a ^ b).count("1") == 1 for a, b in zip(code, code[1:]))
 
 
 def test_negative_raises():
+    assert gray_code(1) == [0, 1]
     try:
         gray_code(-1)
     except ValueError:

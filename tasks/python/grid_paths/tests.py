@@ -11,6 +11,7 @@ def test_open_grid():
 
 def test_blocked_corner():
     assert grid_paths([[1, 0], [0, 0]]) == 0 and grid_paths([[0, 0], [0, 1]]) == 0
+    assert grid_paths([[0, 1], [0, 0]]) == 1
 
 
 def test_single_cell_and_empty():

@@ -7,7 +7,7 @@ def test_example():
 
 
 def test_empty():
-    assert group_anagrams([]) == []
+    assert group_anagrams([]) == [] and group_anagrams(["x"]) == [["x"]]
 
 
 def test_duplicates_kept():

@@ -15,4 +15,4 @@ def test_empty_strings_skipped():
 
 
 def test_empty():
-    assert group_by_first_letter([]) == {}
+    assert group_by_first_letter([]) == {} and group_by_first_letter(["Q"]) == {"q": ["Q"]}

@@ -16,11 +16,12 @@ def test_two():
 
 
 def test_zero():
-    assert hanoi(0) == []
+    assert hanoi(0) == [] and hanoi(1) == [("A", "C")]
 
 
 def test_optimal_count():
-    assert len(hanoi(6)) == 63
+    moves = hanoi(6)
+    assert type(moves) is list and len(moves) == 63
 
 
 def test_moves_are_legal():

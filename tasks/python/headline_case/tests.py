@@ -18,4 +18,4 @@ def test_several_minor_words():
 
 
 def test_empty():
-    assert headline_case("") == ""
+    assert headline_case("") == "" and headline_case("x") == "X"

@@ -14,4 +14,4 @@ def test_entity_escaped_again():
 
 
 def test_plain_text_unchanged():
-    assert html_escape("plain text") == "plain text"
+    assert html_escape("plain text") == "plain text" and html_escape("plain > text") == "plain &gt; text"

@@ -14,4 +14,4 @@ def test_trailing_newline():
 
 
 def test_zero_spaces():
-    assert indent_lines("a\nb", 0) == "a\nb"
+    assert indent_lines("a\nb", 0) == "a\nb" and indent_lines("a\nb", 1) == " a\n b"

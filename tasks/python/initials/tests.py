@@ -14,4 +14,4 @@ def test_extra_whitespace():
 
 
 def test_empty():
-    assert initials("") == ""
+    assert initials("") == "" and initials("x") == "X."

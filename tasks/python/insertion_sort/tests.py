@@ -10,12 +10,12 @@ def test_duplicates_and_negatives():
 
 
 def test_empty_and_single():
-    assert insertion_sort([]) == [] and insertion_sort([4]) == [4]
+    assert insertion_sort([]) == [] and insertion_sort([4]) == [4] and insertion_sort([4, 3]) == [3, 4]
 
 
 def test_input_unchanged():
     items = [3, 1, 2]
-    insertion_sort(items)
+    assert insertion_sort(items) == [1, 2, 3]
     assert items == [3, 1, 2]
 
 

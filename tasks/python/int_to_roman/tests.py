@@ -14,6 +14,7 @@ def test_max():
 
 
 def test_out_of_range():
+    assert int_to_roman(1) == "I"
     for bad in (0, 4000):
         try:
             int_to_roman(bad)

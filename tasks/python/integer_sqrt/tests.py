@@ -10,7 +10,7 @@ def test_perfect_square():
 
 
 def test_zero_and_one():
-    assert integer_sqrt(0) == 0 and integer_sqrt(1) == 1
+    assert integer_sqrt(0) == 0 and integer_sqrt(1) == 1 and integer_sqrt(3) == 1
 
 
 def test_huge_numbers():
@@ -20,6 +20,7 @@ def test_huge_numbers():
 
 
 def test_negative_raises():
+    assert integer_sqrt(4) == 2
     try:
         integer_sqrt(-4)
     except ValueError:

@@ -6,7 +6,7 @@ def test_example():
 
 
 def test_empty():
-    assert invert_dict({}) == {}
+    assert invert_dict({}) == {} and invert_dict({"k": 1}) == {1: ["k"]}
 
 
 def test_keys_sorted():

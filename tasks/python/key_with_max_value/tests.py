@@ -14,4 +14,4 @@ def test_single():
 
 
 def test_empty():
-    assert key_with_max_value({}) is None
+    assert key_with_max_value({}) is None and key_with_max_value({"k": 0}) == "k"

@@ -14,7 +14,7 @@ def test_each_item_at_most_once():
 
 
 def test_nothing_fits():
-    assert knapsack([(4, 7), (9, 1)], 3) == 0 and knapsack([], 10) == 0
+    assert knapsack([(4, 7), (9, 1)], 3) == 0 and knapsack([], 10) == 0 and knapsack([(4, 7), (9, 1)], 4) == 7
 
 
 def test_many_items():
@@ -23,6 +23,7 @@ def test_many_items():
 
 
 def test_negative_capacity_raises():
+    assert knapsack([(1, 1)], 0) == 0 and knapsack([(1, 1)], 1) == 1
     try:
         knapsack([(1, 1)], -1)
     except ValueError:

@@ -14,6 +14,7 @@ def test_coprime():
 
 
 def test_empty_raises():
+    assert lcm_list([2, 3]) == 6
     try:
         lcm_list([])
     except ValueError:

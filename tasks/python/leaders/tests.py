@@ -10,7 +10,7 @@ def test_ascending_has_one_leader():
 
 
 def test_descending_all_leaders():
-    assert leaders([5, 3, 1]) == [5, 3, 1]
+    assert leaders([5, 3, 1]) == [5, 3, 1] and leaders([5, 3, 4, 1]) == [5, 4, 1]
 
 
 def test_equal_values_are_not_strictly_greater():
@@ -18,4 +18,4 @@ def test_equal_values_are_not_strictly_greater():
 
 
 def test_empty():
-    assert leaders([]) == []
+    assert leaders([]) == [] and leaders([0, 1]) == [1]

@@ -6,7 +6,7 @@ def test_example():
 
 
 def test_nothing_shared():
-    assert longest_common_prefix(["apple", "banana"]) == ""
+    assert longest_common_prefix(["apple", "banana"]) == "" and longest_common_prefix(["apple", "apply"]) == "appl"
 
 
 def test_one_word():
@@ -18,4 +18,4 @@ def test_whole_word_is_prefix():
 
 
 def test_empty_list():
-    assert longest_common_prefix([]) == ""
+    assert longest_common_prefix([]) == "" and longest_common_prefix(["", "a"]) == "" and longest_common_prefix(["ab"]) == "ab"

@@ -6,11 +6,11 @@ def test_example():
 
 
 def test_empty():
-    assert longest_increasing_run([]) == 0
+    assert longest_increasing_run([]) == 0 and longest_increasing_run([1, 2]) == 2
 
 
 def test_equal_items_break_runs():
-    assert longest_increasing_run([2, 2, 2]) == 1
+    assert longest_increasing_run([2, 2, 2]) == 1 and longest_increasing_run([2, 2, 3]) == 2
 
 
 def test_run_at_the_end():

@@ -6,11 +6,11 @@ def test_example():
 
 
 def test_empty():
-    assert longest_increasing_subsequence([]) == 0
+    assert longest_increasing_subsequence([]) == 0 and longest_increasing_subsequence([2, 3]) == 2
 
 
 def test_decreasing():
-    assert longest_increasing_subsequence([9, 7, 4, 1]) == 1
+    assert longest_increasing_subsequence([9, 7, 4, 1]) == 1 and longest_increasing_subsequence([9, 7, 8, 1]) == 2
 
 
 def test_equal_items_do_not_count():

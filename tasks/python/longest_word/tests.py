@@ -14,4 +14,4 @@ def test_newlines_separate_words():
 
 
 def test_no_words():
-    assert longest_word("   ") == ""
+    assert longest_word("   ") == "" and longest_word(" a  ") == "a"

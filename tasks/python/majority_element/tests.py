@@ -14,8 +14,9 @@ def test_strings():
 
 
 def test_no_majority():
-    assert majority_element([1, 2, 3]) is None
+    assert majority_element([1, 2, 3]) is None and majority_element([1, 2, 2]) == 2
 
 
 def test_exactly_half_is_not_majority():
     assert majority_element([1, 1, 2, 2]) is None and majority_element([]) is None
+    assert majority_element([1, 2, 2, 2]) == 2

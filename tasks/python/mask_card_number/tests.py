@@ -18,4 +18,4 @@ def test_last_group_split_by_separator():
 
 
 def test_short_unchanged():
-    assert mask_card_number("1234") == "1234"
+    assert mask_card_number("1234") == "1234" and mask_card_number("12345") == "*2345"

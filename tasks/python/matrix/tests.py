@@ -23,7 +23,7 @@ def test_bad_rows_raise():
 
 def test_add():
     total = Matrix([[1, 2], [3, 4]]) + Matrix([[10, 20], [30, 40]])
-    assert total == Matrix([[11, 22], [33, 44]])
+    assert total == Matrix([[11, 22], [33, 44]]) and total.rows == [[11, 22], [33, 44]]
     assert _raises_value_error(lambda: Matrix([[1, 2]]) + Matrix([[1], [2]]))
 
 
@@ -35,6 +35,7 @@ def test_matmul():
 
 def test_transpose():
     assert Matrix([[1, 2, 3], [4, 5, 6]]).transpose() == Matrix([[1, 4], [2, 5], [3, 6]])
+    assert Matrix([[1, 2, 3], [4, 5, 6]]).transpose().rows == [[1, 4], [2, 5], [3, 6]]
 
 
 def test_identity():

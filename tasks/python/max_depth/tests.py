@@ -6,11 +6,11 @@ def test_example():
 
 
 def test_flat_and_empty():
-    assert max_depth([1, 2, 3]) == 1 and max_depth([]) == 1
+    assert max_depth([1, 2, 3]) == 1 and max_depth([]) == 1 and max_depth([[]]) == 2
 
 
 def test_not_a_list():
-    assert max_depth(5) == 0 and max_depth("abc") == 0
+    assert max_depth(5) == 0 and max_depth("abc") == 0 and max_depth(["abc"]) == 1
 
 
 def test_nested_empty_lists():

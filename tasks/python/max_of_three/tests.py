@@ -2,7 +2,7 @@ from solution import max_of_three
 
 
 def test_largest_first():
-    assert max_of_three(10, 2, 7) == 10
+    assert max_of_three(10, 2, 7) == 10 and max_of_three(2, 2, 7) == 7
 
 
 def test_largest_middle():
@@ -18,4 +18,4 @@ def test_all_negative():
 
 
 def test_ties_and_floats():
-    assert max_of_three(2.5, 2.5, 1) == 2.5
+    assert max_of_three(2.5, 2.5, 1) == 2.5 and max_of_three(1, 2.5, 2.5) == 2.5

@@ -6,7 +6,7 @@ def test_example():
 
 
 def test_all_negative():
-    assert max_subarray([-3, -1, -2]) == -1
+    assert max_subarray([-3, -1, -2]) == -1 and max_subarray([-3, -2]) == -2
 
 
 def test_all_positive():
@@ -14,6 +14,7 @@ def test_all_positive():
 
 
 def test_empty():
+    assert max_subarray([0]) == 0 and max_subarray([5]) == 5
     try:
         max_subarray([])
     except ValueError:

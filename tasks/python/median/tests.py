@@ -15,11 +15,12 @@ def test_single():
 
 def test_input_unchanged():
     numbers = [3, 1, 2]
-    median(numbers)
+    assert median(numbers) == 2
     assert numbers == [3, 1, 2]
 
 
 def test_empty_raises():
+    assert median([8]) == 8
     try:
         median([])
     except ValueError:

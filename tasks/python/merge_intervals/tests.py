@@ -14,4 +14,4 @@ def test_contained():
 
 
 def test_empty():
-    assert merge_intervals([]) == []
+    assert merge_intervals([]) == [] and merge_intervals([(3, 4), (1, 2)]) == [(1, 2), (3, 4)]

@@ -19,5 +19,5 @@ def test_one_list_entirely_first():
 
 def test_inputs_unchanged():
     a, b = [1, 3], [2]
-    merge_sorted(a, b)
+    assert merge_sorted(a, b) == [1, 2, 3]
     assert a == [1, 3] and b == [2]

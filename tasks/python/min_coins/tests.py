@@ -6,11 +6,11 @@ def test_example_beats_greedy():
 
 
 def test_impossible():
-    assert min_coins([4, 6], 7) == -1
+    assert min_coins([4, 6], 7) == -1 and min_coins([4, 6], 10) == 2
 
 
 def test_zero_amount():
-    assert min_coins([3], 0) == 0
+    assert min_coins([3], 0) == 0 and min_coins([3], 3) == 1
 
 
 def test_single_coin_exact():

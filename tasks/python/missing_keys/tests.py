@@ -6,7 +6,7 @@ def test_example():
 
 
 def test_nothing_missing():
-    assert missing_keys({"a": 1, "b": 2}, ["b", "a"]) == []
+    assert missing_keys({"a": 1, "b": 2}, ["b", "a"]) == [] and missing_keys({"a": 1}, ["b", "a"]) == ["b"]
 
 
 def test_empty_record():

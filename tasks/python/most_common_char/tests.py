@@ -18,4 +18,4 @@ def test_case_sensitive():
 
 
 def test_nothing_to_count():
-    assert most_common_char("   ") == ""
+    assert most_common_char("   ") == "" and most_common_char("  x ") == "x"

@@ -1,8 +1,10 @@
+import math
+
 from solution import moving_average
 
 
 def _close(a, b):
-    return len(a) == len(b) and all(abs(x - y) < 1e-9 for x, y in zip(a, b))
+    return type(a) is list and len(a) == len(b) and all(math.isclose(x, y, abs_tol=1e-9) for x, y in zip(a, b))
 
 
 def test_example():
@@ -10,14 +12,15 @@ def test_example():
 
 
 def test_too_short():
-    assert moving_average([1, 2], 3) == []
+    assert moving_average([1, 2], 3) == [] and moving_average([1, 2], 2) == [1.5]
 
 
 def test_window_one():
-    assert _close(moving_average([5, 6], 1), [5.0, 6.0])
+    assert _close(moving_average([5, 6], 1), [5.0, 6.0]) and _close(moving_average([5, 6], 2), [5.5])
 
 
 def test_bad_k():
+    assert moving_average([1], 1) == [1.0]
     try:
         moving_average([1], 0)
     except ValueError:

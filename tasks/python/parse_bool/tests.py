@@ -10,11 +10,11 @@ def _raises(text):
 
 
 def test_true_words():
-    assert all(parse_bool(w) is True for w in ("true", "yes", "on", "1"))
+    assert all(parse_bool(w) is True for w in ("true", "yes", "on", "1")) and parse_bool("no") is False
 
 
 def test_false_words():
-    assert all(parse_bool(w) is False for w in ("false", "no", "off", "0"))
+    assert all(parse_bool(w) is False for w in ("false", "no", "off", "0")) and parse_bool("yes") is True
 
 
 def test_case_and_whitespace():
@@ -22,8 +22,8 @@ def test_case_and_whitespace():
 
 
 def test_unknown_word():
-    assert _raises("maybe")
+    assert _raises("maybe") and parse_bool("on") is True
 
 
 def test_empty():
-    assert _raises("")
+    assert _raises("") and parse_bool(" 0") is False

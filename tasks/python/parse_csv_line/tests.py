@@ -18,6 +18,7 @@ def test_trailing_comma():
 
 
 def test_unterminated():
+    assert parse_csv_line('a,"oops"') == ["a", "oops"]
     try:
         parse_csv_line('a,"oops')
     except ValueError:

@@ -22,12 +22,12 @@ def test_skip_middle_unit():
 
 
 def test_empty():
-    assert _raises("")
+    assert _raises("") and parse_duration("0s") == 0 and parse_duration("1m") == 60
 
 
 def test_wrong_order():
-    assert _raises("5s1h")
+    assert _raises("5s1h") and parse_duration("1h5s") == 3605
 
 
 def test_unknown_unit():
-    assert _raises("3d")
+    assert _raises("3d") and parse_duration("3h") == 10800

@@ -22,12 +22,12 @@ def test_lower_case():
 
 
 def test_missing_hash():
-    assert _raises("ff8800")
+    assert _raises("ff8800") and parse_hex_color("#ff8801") == (255, 136, 1)
 
 
 def test_wrong_length():
-    assert _raises("#abcd")
+    assert _raises("#abcd") and parse_hex_color("#abc") == (170, 187, 204)
 
 
 def test_not_hex():
-    assert _raises("#gg0000")
+    assert _raises("#gg0000") and parse_hex_color("#ee0000") == (238, 0, 0)

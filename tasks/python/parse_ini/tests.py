@@ -29,8 +29,8 @@ def test_repeated_section_and_key():
 
 
 def test_key_before_section():
-    assert _raises("a=1\n[s]")
+    assert _raises("a=1\n[s]") and parse_ini("[s]\na=1") == {"s": {"a": "1"}}
 
 
 def test_bad_lines():
-    assert _raises("[s]\njust words") and _raises("[s]\n = value")
+    assert _raises("[s]\njust words") and _raises("[s]\n = value") and parse_ini("[s]\nk = value") == {"s": {"k": "value"}}

@@ -14,7 +14,7 @@ def test_example():
 
 
 def test_empty():
-    assert parse_key_values("") == {}
+    assert parse_key_values("") == {} and parse_key_values(";k=;") == {"k": ""}
 
 
 def test_override():
@@ -26,8 +26,8 @@ def test_value_may_contain_equals():
 
 
 def test_missing_equals():
-    assert _raises_value_error("a=1;oops")
+    assert _raises_value_error("a=1;oops") and parse_key_values("a=1;oops=") == {"a": "1", "oops": ""}
 
 
 def test_empty_key():
-    assert _raises_value_error("=5")
+    assert _raises_value_error("=5") and parse_key_values("k=5") == {"k": "5"}

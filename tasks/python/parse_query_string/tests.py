@@ -26,8 +26,8 @@ def test_split_at_first_equals():
 
 
 def test_empty():
-    assert parse_query_string("") == {}
+    assert parse_query_string("") == {} and parse_query_string("a") == {"a": [""]}
 
 
 def test_bad_escape():
-    assert _raises("a=%zz") and _raises("a=%4")
+    assert _raises("a=%zz") and _raises("a=%4") and parse_query_string("a=%41") == {"a": ["A"]}

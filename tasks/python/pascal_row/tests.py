@@ -15,10 +15,11 @@ def test_example():
 
 def test_row_ten():
     row = pascal_row(10)
-    assert len(row) == 11 and row[5] == 252 and sum(row) == 1024
+    assert type(row) is list and len(row) == 11 and row[5] == 252 and sum(row) == 1024
 
 
 def test_negative_raises():
+    assert pascal_row(2) == [1, 2, 1]
     try:
         pascal_row(-1)
     except ValueError:

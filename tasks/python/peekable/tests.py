@@ -20,6 +20,7 @@ def test_peek_at_end_returns_default():
 
 
 def test_next_at_end_raises_stop_iteration():
+    assert next(Peekable([5])) == 5
     p = Peekable([])
     try:
         next(p)

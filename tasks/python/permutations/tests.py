@@ -14,4 +14,5 @@ def test_single():
 
 
 def test_count():
-    assert len(permutations(list(range(5)))) == 120
+    result = permutations(list(range(5)))
+    assert type(result) is list and len(result) == 120

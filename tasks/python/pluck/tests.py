@@ -6,11 +6,11 @@ def test_example():
 
 
 def test_empty_list():
-    assert pluck([], "id") == []
+    assert pluck([], "id") == [] and pluck([{"id": 0}], "id") == [0]
 
 
 def test_key_nowhere():
-    assert pluck([{"a": 1}, {"b": 2}], "c") == []
+    assert pluck([{"a": 1}, {"b": 2}], "c") == [] and pluck([{"a": 1}, {"b": 2}], "b") == [2]
 
 
 def test_none_value_kept():

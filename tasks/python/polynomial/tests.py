@@ -8,10 +8,12 @@ def test_evaluate():
 
 def test_add_different_lengths():
     assert Polynomial([1, 2]) + Polynomial([0, 0, 5]) == Polynomial([1, 2, 5])
+    assert (Polynomial([1, 2]) + Polynomial([0, 0, 5]))(2) == 25
 
 
 def test_multiply():
     assert Polynomial([1, 1]) * Polynomial([-1, 1]) == Polynomial([-1, 0, 1])
+    assert (Polynomial([1, 1]) * Polynomial([-1, 1]))(3) == 8
 
 
 def test_trailing_zeros_ignored():

@@ -10,7 +10,7 @@ def test_prime():
 
 
 def test_one_has_no_factors():
-    assert prime_factors(1) == []
+    assert prime_factors(1) == [] and prime_factors(2) == [2]
 
 
 def test_power_of_two():
@@ -22,6 +22,7 @@ def test_large_prime_factor():
 
 
 def test_zero_raises():
+    assert prime_factors(9) == [3, 3]
     try:
         prime_factors(0)
     except ValueError:

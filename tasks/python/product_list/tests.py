@@ -1,3 +1,5 @@
+import math
+
 from solution import product_list
 
 
@@ -6,11 +8,11 @@ def test_example():
 
 
 def test_empty_is_one():
-    assert product_list([]) == 1
+    assert product_list([]) == 1 and product_list([7]) == 7
 
 
 def test_zero_wins():
-    assert product_list([5, 0, 7]) == 0
+    assert product_list([5, 0, 7]) == 0 and product_list([5, 1, 7]) == 35
 
 
 def test_negatives():
@@ -18,4 +20,4 @@ def test_negatives():
 
 
 def test_floats():
-    assert abs(product_list([0.5, 4, 1.5]) - 3.0) < 1e-9
+    assert math.isclose(product_list([0.5, 4, 1.5]), 3.0, abs_tol=1e-9)

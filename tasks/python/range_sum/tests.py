@@ -6,7 +6,7 @@ def test_example():
 
 
 def test_single_number():
-    assert range_sum(5, 5) == 5
+    assert range_sum(5, 5) == 5 and range_sum(5, 6) == 11
 
 
 def test_negative_start():
@@ -14,7 +14,7 @@ def test_negative_start():
 
 
 def test_empty_range():
-    assert range_sum(5, 1) == 0
+    assert range_sum(5, 1) == 0 and range_sum(1, 5) == 15
 
 
 def test_large_range():

@@ -16,4 +16,4 @@ def test_input_unchanged():
 
 
 def test_unused_mapping_ignored():
-    assert rename_keys({"x": 1}, {"y": "q"}) == {"x": 1}
+    assert rename_keys({"x": 1}, {"y": "q"}) == {"x": 1} and rename_keys({"y": 1}, {"y": "q"}) == {"q": 1}

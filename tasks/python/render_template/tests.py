@@ -12,9 +12,11 @@ def test_repeated_placeholder():
 
 def test_no_placeholders():
     assert render_template("plain {text}", {}) == "plain {text}"
+    assert render_template("plain {{text}}", {"text": 1}) == "plain 1"
 
 
 def test_missing_name():
+    assert render_template("Hello {{who}}", {"who": "you"}) == "Hello you"
     try:
         render_template("Hello {{who}}", {})
     except KeyError:

@@ -6,7 +6,7 @@ def test_example():
 
 
 def test_empty():
-    assert reverse_list([]) == []
+    assert reverse_list([]) == [] and reverse_list([[1, 2]]) == [[1, 2]] and reverse_list([1, 2]) == [2, 1]
 
 
 def test_mixed_items():
@@ -15,5 +15,5 @@ def test_mixed_items():
 
 def test_input_unchanged():
     items = [1, 2, 3]
-    reverse_list(items)
+    assert reverse_list(items) == [3, 2, 1]
     assert items == [1, 2, 3]

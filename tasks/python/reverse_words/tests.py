@@ -10,11 +10,11 @@ def test_extra_spaces():
 
 
 def test_single_word():
-    assert reverse_words("rust") == "rust"
+    assert reverse_words("rust") == "rust" and reverse_words(" rust ") == "rust"
 
 
 def test_empty():
-    assert reverse_words("") == ""
+    assert reverse_words("") == "" and reverse_words("a b") == "b a"
 
 
 def test_tabs_and_newlines():

@@ -22,8 +22,8 @@ def test_black():
 
 
 def test_too_large():
-    assert _raises(256, 0, 0)
+    assert _raises(256, 0, 0) and rgb_to_hex(255, 0, 0) == "#ff0000"
 
 
 def test_negative():
-    assert _raises(0, -1, 0)
+    assert _raises(0, -1, 0) and rgb_to_hex(0, 1, 0) == "#000100"

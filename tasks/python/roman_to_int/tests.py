@@ -14,6 +14,7 @@ def test_year():
 
 
 def test_invalid_char():
+    assert roman_to_int("XI") == 11
     try:
         roman_to_int("XIZ")
     except ValueError:

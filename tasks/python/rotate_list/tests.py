@@ -14,7 +14,7 @@ def test_left():
 
 
 def test_empty():
-    assert rotate_list([], 3) == []
+    assert rotate_list([], 3) == [] and rotate_list([1, 2], 3) == [2, 1]
 
 
 def test_zero_returns_copy():

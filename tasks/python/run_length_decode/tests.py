@@ -14,12 +14,12 @@ def test_example():
 
 
 def test_empty():
-    assert run_length_decode("") == ""
+    assert run_length_decode("") == "" and run_length_decode("1a") == "a"
 
 
 def test_missing_count():
-    assert _raises("3ab")
+    assert _raises("3ab") and run_length_decode("3a1b") == "aaab"
 
 
 def test_trailing_count():
-    assert _raises("2a5")
+    assert _raises("2a5") and run_length_decode("2a5b") == "aabbbbb"

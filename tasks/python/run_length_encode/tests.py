@@ -6,7 +6,7 @@ def test_example():
 
 
 def test_empty():
-    assert run_length_encode("") == ""
+    assert run_length_encode("") == "" and run_length_encode("a") == "1a"
 
 
 def test_no_repeats():

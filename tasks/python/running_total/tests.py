@@ -8,7 +8,7 @@ def test_list():
 
 
 def test_empty():
-    assert list(running_total([])) == []
+    assert list(running_total([])) == [] and list(running_total([0, 2, 1])) == [0, 2, 3]
 
 
 def test_is_lazy_on_infinite_input():

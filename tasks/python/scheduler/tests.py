@@ -31,6 +31,7 @@ def test_touching_slots_are_fine():
 def test_empty_or_backwards_slot_raises():
     s = Scheduler()
     assert _raises_value_error(lambda: s.book(5, 5)) and _raises_value_error(lambda: s.book(6, 5))
+    assert s.book(5, 6) is True and s.bookings() == [(5, 6)]
 
 
 def test_free_slots():

@@ -14,6 +14,7 @@ def test_two_values():
 
 
 def test_all_equal_raises():
+    assert second_largest([5, 5, 6]) == 5
     try:
         second_largest([5, 5, 5])
     except ValueError:
@@ -22,6 +23,7 @@ def test_all_equal_raises():
 
 
 def test_empty_raises():
+    assert second_largest([1, 0]) == 0
     try:
         second_largest([])
     except ValueError:

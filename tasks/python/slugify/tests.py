@@ -14,8 +14,8 @@ def test_underscores_become_dashes():
 
 
 def test_already_a_slug():
-    assert slugify("already-fine") == "already-fine"
+    assert slugify("already-fine") == "already-fine" and slugify("Already-fine") == "already-fine"
 
 
 def test_empty():
-    assert slugify("") == ""
+    assert slugify("") == "" and slugify("A") == "a"

@@ -18,4 +18,4 @@ def test_tall():
 
 
 def test_empty():
-    assert spiral_order([]) == []
+    assert spiral_order([]) == [] and spiral_order([[1, 2], [3, 4]]) == [1, 2, 4, 3]

@@ -32,3 +32,4 @@ def test_single_quotes_are_literal():
 
 def test_errors():
     assert _raises('echo "open') and _raises("it's") and _raises("end\\")
+    assert split_shell_args('echo "open"') == ["echo", "open"]

@@ -6,7 +6,7 @@ def test_example():
 
 
 def test_empty():
-    assert square_all([]) == []
+    assert square_all([]) == [] and square_all([-1]) == [1]
 
 
 def test_floats():
@@ -15,5 +15,5 @@ def test_floats():
 
 def test_input_unchanged():
     numbers = [2, 3]
-    square_all(numbers)
+    assert square_all(numbers) == [4, 9]
     assert numbers == [2, 3]

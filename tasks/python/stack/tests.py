@@ -18,12 +18,18 @@ class StackTests(unittest.TestCase):
         self.assertEqual(len(s), 1)
 
     def test_empty_pop_raises(self):
+        s = Stack()
+        s.push(7)
+        self.assertEqual(s.pop(), 7)
         with self.assertRaises(IndexError):
-            Stack().pop()
+            s.pop()
 
     def test_empty_peek_raises(self):
         with self.assertRaises(IndexError):
             Stack().peek()
+        s = Stack()
+        s.push(0)
+        self.assertEqual(s.peek(), 0)
 
     def test_len_and_bool(self):
         s = Stack()

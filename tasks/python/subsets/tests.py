@@ -10,4 +10,5 @@ def test_empty():
 
 
 def test_count():
-    assert len(subsets(list("abcde"))) == 32
+    result = subsets(list("abcde"))
+    assert type(result) is list and len(result) == 32

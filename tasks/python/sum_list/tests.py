@@ -1,8 +1,10 @@
+import math
+
 from solution import sum_list
 
 
 def test_empty():
-    assert sum_list([]) == 0
+    assert sum_list([]) == 0 and sum_list([0, 2]) == 2
 
 
 def test_single():
@@ -14,8 +16,9 @@ def test_ints():
 
 
 def test_negatives():
-    assert sum_list([-5, 5, -1]) == -1
+    assert sum_list([-5, 5, -1]) == -1 and sum_list([-5, -1]) == -6
 
 
 def test_floats():
-    assert abs(sum_list([0.5, 0.25, 0.25]) - 1.0) < 1e-9
+    assert math.isclose(sum_list([0.5, 0.25, 0.25]), 1.0, abs_tol=1e-9)
+    assert math.isclose(sum_list([0.5, 0.25]), 0.75, abs_tol=1e-9)

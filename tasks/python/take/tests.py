@@ -12,7 +12,7 @@ def test_infinite_iterator():
 
 
 def test_shorter_than_n():
-    assert take([1, 2], 5) == [1, 2]
+    assert take([1, 2], 5) == [1, 2] and take([1, 2], 1) == [1]
 
 
 def test_does_not_overconsume():
@@ -22,6 +22,7 @@ def test_does_not_overconsume():
 
 
 def test_negative_raises():
+    assert take([1, 2, 3], 0) == [] and take("abc", 2) == ["a", "b"]
     try:
         take([1, 2, 3], -1)
     except ValueError:

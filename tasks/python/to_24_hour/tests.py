@@ -22,12 +22,12 @@ def test_midnight_and_noon():
 
 
 def test_hour_out_of_range():
-    assert _raises("13:00 PM") and _raises("0:10 AM")
+    assert _raises("13:00 PM") and _raises("0:10 AM") and to_24_hour("1:10 AM") == "01:10"
 
 
 def test_bad_minutes():
-    assert _raises("1:60 AM") and _raises("1:5 AM")
+    assert _raises("1:60 AM") and _raises("1:5 AM") and to_24_hour("1:59 PM") == "13:59"
 
 
 def test_missing_suffix():
-    assert _raises("10:30")
+    assert _raises("10:30") and to_24_hour("10:30 pm") == "22:30"

@@ -22,6 +22,7 @@ def test_base_36():
 
 
 def test_bad_base_raises():
+    assert to_base(10, 3) == "101"
     try:
         to_base(10, 1)
     except ValueError:

@@ -25,11 +25,14 @@ def test_nodes_only_as_targets():
 def test_cycle_raises():
     assert _raises_value_error({1: [2], 2: [3], 3: [1]})
     assert _raises_value_error({"x": ["x"]})
+    assert topological_sort({1: [2], 2: [3]}) == [1, 2, 3]
 
 
 def test_larger_graph_respects_every_edge():
     graph = {i: [j for j in (2 * i, 3 * i, i + 7) if j < 300] for i in range(1, 300)}
     order = topological_sort(graph)
+    assert type(order) is list
     position = {node: k for k, node in enumerate(order)}
     assert sorted(order) == list(range(1, 300))
     assert all(position[u] < position[v] for u, targets in graph.items() for v in targets)
+    assert order[:5] == [1, 2, 3, 4, 5]

@@ -6,7 +6,7 @@ def test_rectangle():
 
 
 def test_empty():
-    assert transpose([]) == []
+    assert transpose([]) == [] and transpose([[5]]) == [[5]] and transpose([[5, 6]]) == [[5], [6]]
 
 
 def test_single_row():
@@ -14,6 +14,7 @@ def test_single_row():
 
 
 def test_ragged():
+    assert transpose([[1, 2], [3, 4]]) == [[1, 3], [2, 4]]
     try:
         transpose([[1, 2], [3]])
     except ValueError:

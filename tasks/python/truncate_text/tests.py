@@ -6,11 +6,11 @@ def test_cut():
 
 
 def test_short_unchanged():
-    assert truncate_text("Hi", 10) == "Hi"
+    assert truncate_text("Hi", 10) == "Hi" and truncate_text("Hi there", 5) == "Hi..."
 
 
 def test_exact_length_unchanged():
-    assert truncate_text("abcdef", 6) == "abcdef"
+    assert truncate_text("abcdef", 6) == "abcdef" and truncate_text("abcdefg", 6) == "abc..."
 
 
 def test_minimum_limit():

@@ -6,7 +6,7 @@ def test_example():
 
 
 def test_none():
-    assert two_sum([1, 2, 3], 100) is None
+    assert two_sum([1, 2, 3], 100) is None and two_sum([1, 2, 3], 5) == (1, 2)
 
 
 def test_same_value_twice():

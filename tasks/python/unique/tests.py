@@ -6,7 +6,7 @@ def test_example():
 
 
 def test_empty():
-    assert unique([]) == []
+    assert unique([]) == [] and unique([0, 0]) == [0]
 
 
 def test_strings():

@@ -2,7 +2,8 @@ from solution import validate_password
 
 
 def test_strong_password():
-    assert validate_password("Tr0ub4dor&3") == []
+    assert validate_password("Tr0ub4dor&3") == [] and validate_password("Tr0ub4dor") == []
+    assert validate_password("Tr0ub4d") == ["too short"]
 
 
 def test_example():

@@ -6,7 +6,7 @@ def test_example():
 
 
 def test_empty():
-    assert word_frequencies("") == {}
+    assert word_frequencies("") == {} and word_frequencies("A") == {"a": 1}
 
 
 def test_apostrophe():

@@ -18,4 +18,4 @@ def test_whitespace_collapsed():
 
 
 def test_no_words():
-    assert wrap_text("   ", 10) == []
+    assert wrap_text("   ", 10) == [] and wrap_text(" a ", 10) == ["a"]
