@@ -15,27 +15,38 @@ quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, whic
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
+from rusty_hf.checkpoints import check_model_source
 from rusty_hf.reward_gain import compare, score_checkpoint
+from rusty_hf.user_errors import UserError, run_cli
 
 
-def main(argv: list[str] | None = None) -> dict:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", required=True, help="checkpoint folder before RL (e.g. the SFT model)")
     parser.add_argument("--after", required=True, help="checkpoint folder after RL")
-    parser.add_argument("--reward_funcs", nargs="+", default=["execution", "protocol"])
-    parser.add_argument("--task_languages", nargs="+", default=["python"])
+    parser.add_argument("--reward_funcs", nargs="+", default=["execution", "protocol"], help="reward names (rusty_hf.rewards)")
+    parser.add_argument("--task_languages", nargs="+", default=["python"], choices=["python", "rust"], help="task languages")
     parser.add_argument("--num_samples", type=int, default=8, help="samples per held-out task")
-    parser.add_argument("--temperature", type=float, default=1.0)
-    parser.add_argument("--max_new_tokens", type=int, default=160)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature (> 0)")
+    parser.add_argument("--max_new_tokens", type=int, default=160, help="generation budget per sample")
+    parser.add_argument("--seed", type=int, default=0, help="sampling seed, the same for both checkpoints")
     parser.add_argument("--reward_weights", nargs="+", type=float, default=None,
                         help="one weight per reward, as in the GRPO config (default 1 each)")
     parser.add_argument("--batch_size", type=int, default=4, help="prompts per generate call (x num_samples rows)")
-    parser.add_argument("--device", default="auto", help="auto (the GPU when there is one), cuda or cpu")
-    parser.add_argument("--output_file", default=None)
-    args = parser.parse_args(argv)
+    parser.add_argument("--device", default="auto", choices=["auto", "cuda", "cpu"], help="auto: the GPU when there is one")
+    parser.add_argument("--output_file", default=None, help="JSON report (default: none)")
+    parser.add_argument("--debug", action="store_true", help="show the full traceback of an error")
+    return parser
+
+
+def run(args: argparse.Namespace) -> dict:
+    if args.num_samples < 2 or args.temperature <= 0 or args.max_new_tokens < 1 or args.batch_size < 1:
+        raise UserError("need --num_samples >= 2 (a standard error), --temperature > 0, --max_new_tokens >= 1, --batch_size >= 1")
+    for name in (args.before, args.after):
+        check_model_source(name)  # both, before the first one is scored for minutes
     settings = dict(reward_names=args.reward_funcs, num_samples=args.num_samples, languages=args.task_languages,
                     temperature=args.temperature, max_new_tokens=args.max_new_tokens, seed=args.seed,
                     reward_weights=args.reward_weights, batch_size=args.batch_size, device=args.device)
@@ -53,5 +64,10 @@ def main(argv: list[str] | None = None) -> dict:
     return report
 
 
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run_cli("reward_gain.py", lambda: run(args) and None, argv)
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -19,6 +19,7 @@ from rusty_hf.evaluation import (
     rust_unavailable_reason,
     score_samples,
 )
+from rusty_hf.user_errors import UserError
 from tests.conftest import randomise_zero_init, tiny_config
 from tests.hub_server import HubServer
 
@@ -151,7 +152,7 @@ def test_a_bad_baseline_fails_before_sampling(tmp_path):
 
     (tmp_path / "notes.json").write_text('{"hello": 1}')
     for baseline, complaint in [(tmp_path / "missing.json", "cannot read"), (tmp_path / "notes.json", "not an evaluation report")]:
-        with pytest.raises(SystemExit, match=complaint):
+        with pytest.raises(UserError, match=complaint):
             main(EvalArguments(model_name_or_path=str(tmp_path / "no-model"), compare_to=str(baseline)))
 
 
