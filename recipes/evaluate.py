@@ -35,7 +35,7 @@ from trl import TrlParser
 
 from rusty_hf.checkpoints import check_model_source
 from rusty_hf.evaluation import (
-    LANGUAGES, card_metrics, compare_reports, evaluate_model, format_comparison, format_table, to_inference_device,
+    LANGUAGES, compare_reports, evaluate_model, format_comparison, format_table, to_inference_device,
 )
 from rusty_hf.inference import load_model, load_tokenizer_for
 from rusty_hf.publishing import push_folder, write_model_card
@@ -139,7 +139,9 @@ def main(args: EvalArguments) -> dict:
         print(format_comparison({k: v for k, v in report["comparison"].items() if k in LANGUAGES}))
     print(f"report written to {output}")
     if args.update_model_card:
-        write_model_card(folder, metrics=card_metrics(report))
+        if output.resolve() != (folder / "eval_results.json").resolve():  # the card reads its reports from the folder
+            (folder / "eval_results.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        write_model_card(folder)
         print(f"metrics written to {folder / 'README.md'}")
     if args.push_to_hub:
         commit = push_folder(folder, args.hub_model_id, commit_message="Add evaluation results")
