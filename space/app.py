@@ -82,10 +82,13 @@ class Session:
         if len(content.encode()) > MAX_FILE_BYTES:
             return f"refused: files are limited to {MAX_FILE_BYTES} bytes"
         target = self.workdir.joinpath(*rel.parts)
-        if not target.exists() and len(self.files()) >= MAX_FILES:
-            return f"refused: the work dir holds at most {MAX_FILES} files"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
+        try:  # the path is the model's: too long a name, or a file where a folder must go, is refused, not a crash
+            if not target.exists() and len(self.files()) >= MAX_FILES:
+                return f"refused: the work dir holds at most {MAX_FILES} files"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+        except OSError as exc:
+            return f"refused: cannot write that path ({exc.strerror or type(exc).__name__})"
         return None
 
     def files(self) -> dict[str, str]:
@@ -220,10 +223,10 @@ def serve() -> None:
     """Check the configuration, load and warm up the model named by the environment, and serve it."""
     from rusty_hf.checkpoints import check_model_source
 
-    name = check_model_source(model_name())
     quantization = os.environ.get("RUSTY_QUANTIZATION", "").strip().lower() or None
     if quantization not in (None, *QUANTIZATIONS):
         raise UserError(f"RUSTY_QUANTIZATION={quantization!r} is not one of {', '.join(QUANTIZATIONS)}. Fix: set one of them, or unset it.")
+    name = check_model_source(model_name())
     sandbox_exec = os.environ.get("RUSTY_SANDBOX_EXEC", "0").lower() in ("1", "true", "yes")
 
     import torch
