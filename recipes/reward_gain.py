@@ -2,6 +2,7 @@
 
     python recipes/reward_gain.py --before outputs/tiny-sft --after outputs/tiny-grpo \
         --reward_funcs execution protocol --num_samples 8 --output_file outputs/reward_gain.json
+    python recipes/reward_gain.py --before outputs/tiny-sft --after outputs/tiny-grpo --update_model_card   # into the card
 
 Both checkpoints sample with the same seed and settings (`rusty_hf.reward_gain`). Exit status 0
 either way: the verdict is printed and stored in the JSON, it does not fail the pipeline.
@@ -19,6 +20,7 @@ import sys
 from pathlib import Path
 
 from rusty_hf.checkpoints import check_model_source
+from rusty_hf.model_card import write_model_card
 from rusty_hf.reward_gain import compare, score_checkpoint
 from rusty_hf.user_errors import UserError, run_cli
 
@@ -38,15 +40,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--batch_size", type=int, default=4, help="prompts per generate call (x num_samples rows)")
     parser.add_argument("--device", default="auto", choices=["auto", "cuda", "cpu"], help="auto: the GPU when there is one")
     parser.add_argument("--output_file", default=None, help="JSON report (default: none)")
+    parser.add_argument("--update_model_card", action="store_true",
+                        help="also write the report into the --after folder as reward_gain.json and rebuild its model card")
     parser.add_argument("--debug", action="store_true", help="show the full traceback of an error")
     return parser
 
 
 def run(args: argparse.Namespace) -> dict:
-    if args.num_samples < 2 or args.temperature <= 0 or args.max_new_tokens < 1 or args.batch_size < 1:
-        raise UserError("need --num_samples >= 2 (a standard error), --temperature > 0, --max_new_tokens >= 1, --batch_size >= 1")
+    if args.num_samples < 1 or args.temperature <= 0 or args.max_new_tokens < 1 or args.batch_size < 1:
+        raise UserError("need --num_samples >= 1, --temperature > 0, --max_new_tokens >= 1 and --batch_size >= 1")
     for name in (args.before, args.after):
         check_model_source(name)  # both, before the first one is scored for minutes
+    if args.update_model_card and not Path(args.after).is_dir():
+        raise UserError(f"--update_model_card needs --after to be a local model folder; {args.after} is not one")
     settings = dict(reward_names=args.reward_funcs, num_samples=args.num_samples, languages=args.task_languages,
                     temperature=args.temperature, max_new_tokens=args.max_new_tokens, seed=args.seed,
                     reward_weights=args.reward_weights, batch_size=args.batch_size, device=args.device)
@@ -58,9 +64,15 @@ def run(args: argparse.Namespace) -> dict:
     verdict = "PASS" if report["passes"] else "FAIL"
     print(f"  gain: {report['gain']:+.3f} ± {report['gain_stderr']:.3f} ({report['gain_in_stderrs']:.1f} SE)  "
           f"[{verdict}: floor +0.1 and 2 SE]")
-    if args.output_file:
-        Path(args.output_file).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.output_file).write_text(json.dumps(report, indent=2))
+    outputs = [Path(args.output_file)] if args.output_file else []
+    if args.update_model_card:  # the card reads its reports from the model folder
+        outputs.append(Path(args.after) / "reward_gain.json")
+    for output in dict.fromkeys(p.resolve() for p in outputs):
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps(report, indent=2))
+    if args.update_model_card:
+        write_model_card(args.after)
+        print(f"gain written to {Path(args.after) / 'README.md'}")
     return report
 
 

@@ -10,6 +10,11 @@ copy of the work dir and its file changes are copied back; an EDIT writes only i
 the prompt: ``:dry`` toggles dry-run (actions shown, not executed), ``:clear`` starts a new
 conversation, ``:help`` lists these, ``:q``/``exit`` (or Ctrl-D) quit. Input lines are kept in a
 readline history file (``--history-file``).
+
+Before the first prompt the arguments and the model folder are checked (a mistake is one line on
+stderr and exit status 2; ``--debug`` shows a traceback), the model loads without progress bars, and
+one short reply warms it up (``rusty_hf.inference.warmup``), so the first real reply pays no one-time
+cost. Only argparse and this module load for ``--help``.
 """
 
 from __future__ import annotations

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TYPE_CHECKING
 
-from transformers import PreTrainedModel, PreTrainedTokenizerBase
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 
 def quiet_loading() -> None:
@@ -35,7 +37,8 @@ def build_cpu_kernels() -> str:
     start = time.perf_counter()
     kernel = cpu_kernels.load_kernel()
     if kernel is None:
-        return "C++ CPU kernels unavailable (see the message above); PyTorch's operators are used instead"
+        why = "switched off by RUSTY_CPU_KERNELS" if cpu_kernels.kernels_disabled() else "see the message above"
+        return f"C++ CPU kernels not built ({why}); PyTorch's operators are used instead"
     where = cpu_kernels.build_directory(cpu_kernels.kernel_name())
     verb = "compiled" if fresh else "already built"
     return f"C++ CPU kernels {verb} ({time.perf_counter() - start:.1f} s) in {where}"

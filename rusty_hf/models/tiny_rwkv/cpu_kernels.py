@@ -608,7 +608,8 @@ _tried = False
 PACKED_LINEAR_MAX_ROWS = 512
 
 
-def _disabled() -> bool:
+def kernels_disabled() -> bool:
+    """Whether RUSTY_CPU_KERNELS=off (or the older RUSTY_WKV_KERNEL=python) asks for PyTorch's operators."""
     return (
         os.environ.get("RUSTY_CPU_KERNELS", "auto").lower() in ("0", "off", "false", "no")
         or os.environ.get("RUSTY_WKV_KERNEL", "auto").lower() == "python"  # the older switch, still honoured
@@ -638,7 +639,7 @@ def load_kernel():
         if _tried:
             return _kernel
         _tried = True
-        if _disabled():
+        if kernels_disabled():
             return None
         if shutil.which(os.environ.get("CXX", "c++")) is None:
             logger.warning("rusty_hf: no C++ compiler found; using PyTorch's CPU operators for WKV and decoding (slower)")
