@@ -79,6 +79,16 @@ def test_two_environments_do_not_evict_each_others_build(tmp_path):
     assert len((first.parent / ".ninja_log").read_text().splitlines()) == log_lines  # ninja compiled nothing
 
 
+def test_is_built_means_ninja_has_nothing_to_redo(tmp_path):
+    source = tmp_path / "add_one.cpp"
+    source.write_text(SOURCE)
+    folder = _build_in_new_process(tmp_path, "/venvs/a", source).parent
+    assert is_built(folder, "rusty_test_ext")
+    later = time.time() + 5
+    os.utime(source, (later, later))  # a newer source: the next load rebuilds, so a message is due
+    assert not is_built(folder, "rusty_test_ext")
+
+
 def test_a_lock_left_by_a_dead_builder_is_cleared_with_a_message(tmp_path, caplog):
     folder = tmp_path / "build"
     folder.mkdir()
@@ -115,3 +125,13 @@ def test_a_live_builder_is_waited_for_with_a_message(tmp_path, caplog):
     assert result - start > 1.0  # the build ran only once the holder (1.5 s) let go
     assert f"waiting for process {holder.pid}, which is compiling the CPU kernels" in caplog.text
     assert (folder / OWNER_FILE).read_text() == str(os.getpid())
+
+
+def test_a_build_runs_the_environments_own_ninja(tmp_path):
+    # Two ninja versions (the venv's pip one, the system's) rebuild each other's work: the build uses the venv's.
+    bindir = os.path.dirname(sys.executable)
+    if shutil.which("ninja", path=bindir) is None:
+        pytest.skip("no ninja next to this interpreter")
+    before = os.environ["PATH"]
+    seen = locked_build(tmp_path / "build", lambda d: shutil.which("ninja"))
+    assert seen == os.path.join(bindir, "ninja") and os.environ["PATH"] == before

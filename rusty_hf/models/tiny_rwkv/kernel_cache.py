@@ -15,16 +15,25 @@ process sleep until it disappears; a build killed half-way leaves it behind and 
 silently. Builders here first take an ``flock`` on ``owner.pid`` (the kernel drops it when its holder
 dies, however it dies) and write their pid into it. Whoever holds that lock and still finds torch's
 ``lock`` knows its owner is gone: it says so, naming the pid, and clears it. Waiting for a live builder
-is announced too. Imports only the standard library (this folder ships as Hub remote code).
+is announced too.
+
+Why the environment's own ninja: torch runs whichever ``ninja`` comes first on PATH, and two ninja
+versions (pip's, in the venv's bin, and the system's) disagree about each other's build logs, so a
+venv used both activated and not rebuilt on every switch (seen here: 1.13 and 1.11, 38 s each time).
+A build puts the interpreter's bin directory first on PATH when a ``ninja`` is there (``pip install
+ninja``, a dependency of rusty_hf). Imports only the standard library (this folder ships as Hub remote code).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
+import shutil
+import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -64,8 +73,17 @@ def build_directory(name: str, root: str | os.PathLike | None = None, prefix: st
 
 
 def is_built(folder: str | os.PathLike, name: str) -> bool:
-    """Whether ``folder`` already holds the shared library torch builds for extension ``name``."""
-    return (Path(folder) / f"{name}.so").is_file() or (Path(folder) / f"{name}.pyd").is_file()
+    """Whether ``folder`` holds an up-to-date build of extension ``name``: its shared library, and ninja
+    (the environment's, see `environment_tools_first`) has nothing to redo there."""
+    folder = Path(folder)
+    if not ((folder / f"{name}.so").is_file() or (folder / f"{name}.pyd").is_file()):
+        return False
+    with environment_tools_first():
+        ninja = shutil.which("ninja")
+    if ninja is None or not (folder / "build.ninja").is_file():
+        return ninja is None  # no ninja: torch cannot rebuild it either, it only loads the library
+    dry_run = subprocess.run([ninja, "-n", "-C", str(folder)], capture_output=True, text=True, timeout=60, check=False)
+    return dry_run.returncode == 0 and "no work to do" in dry_run.stdout
 
 
 def _read_pid(fd: int) -> int | None:
@@ -78,6 +96,21 @@ def _write_pid(fd: int) -> None:
     os.ftruncate(fd, 0)
     os.lseek(fd, 0, os.SEEK_SET)
     os.write(fd, str(os.getpid()).encode())
+
+
+@contextlib.contextmanager
+def environment_tools_first() -> Iterator[None]:
+    """PATH with this interpreter's bin directory first while the block runs, when a ``ninja`` is there."""
+    bindir = os.path.dirname(sys.executable)
+    path = os.environ.get("PATH", "")
+    if shutil.which("ninja", path=bindir) is None:
+        yield
+        return
+    os.environ["PATH"] = bindir + os.pathsep + path
+    try:
+        yield
+    finally:
+        os.environ["PATH"] = path
 
 
 def locked_build(folder: str | os.PathLike, build: Callable[[Path], T]) -> T:
@@ -103,9 +136,10 @@ def locked_build(folder: str | os.PathLike, build: Callable[[Path], T]) -> T:
             logger.warning("rusty_hf: cleared a stale build lock in %s: process %s, which held it, is gone "
                            "(an interrupted build); compiling again", folder, previous or "?")
             stale.unlink(missing_ok=True)
-        return build(folder)
+        with environment_tools_first():
+            return build(folder)
     finally:
         os.close(fd)  # drops the flock
 
 
-__all__ = ["build_directory", "cache_root", "environment_tag", "is_built", "locked_build"]
+__all__ = ["build_directory", "cache_root", "environment_tag", "environment_tools_first", "is_built", "locked_build"]
