@@ -179,7 +179,10 @@ def load_tokenizer(path: str | os.PathLike) -> PreTrainedTokenizerFast:
     folder = Path(path)
     if not (folder / "tokenizer.json").is_file():
         what = "has no tokenizer.json" if folder.is_dir() else "does not exist"
-        raise NoSuchPathError(f"tokenizer folder {str(folder)!r} {what}; {_BUILD_HINT}")
+        raise NoSuchPathError(
+            f"tokenizer folder {str(folder)!r} {what}. Fix: point tokenizer_name_or_path at a folder with a tokenizer.json "
+            f"(a model folder a recipe saved, or a tokenizer folder: {_BUILD_HINT})"
+        )
     tokenizer = AutoTokenizer.from_pretrained(folder)
     try:
         check_tokenizer(tokenizer)
