@@ -40,6 +40,7 @@ from rusty_hf.data.code_corpus import CorpusConfig, build_code_corpus, heldout_f
 from rusty_hf.data.code_sources import (
     APT_INSTALL, PIP_SOURCES_INSTALL, PYPI_SOURCES_DIR, SOURCES, SourceRoot, default_roots, pip_sources_command,
 )
+from rusty_hf.user_errors import run_recipe
 
 __doc__ = __doc__.format(apt_install=APT_INSTALL, pip_install=PIP_SOURCES_INSTALL)
 
@@ -148,9 +149,4 @@ def main(args: CodeCorpusArguments, config: CorpusConfig = CorpusConfig()) -> di
 
 
 if __name__ == "__main__":
-    script_args, corpus_config = HfArgumentParser((CodeCorpusArguments, CorpusConfig)).parse_args_into_dataclasses()
-    try:
-        main(script_args, corpus_config)
-    except (ValueError, FileExistsError) as err:
-        print(f"[code_corpus] {err}", file=sys.stderr)
-        sys.exit(2)
+    sys.exit(run_recipe("build_code_corpus.py", HfArgumentParser((CodeCorpusArguments, CorpusConfig)), main))

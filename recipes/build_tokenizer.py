@@ -17,6 +17,7 @@ from rusty_hf.upstream_notices import quiet_upstream_notices
 
 quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
 
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -32,6 +33,7 @@ from rusty_hf.data.corpus import (
     stdlib_texts,
 )
 from rusty_hf.tokenizer import DEFAULT_VOCAB_SIZE, check_tokenizer, train_tokenizer
+from rusty_hf.user_errors import run_recipe
 
 SAMPLES = [
     "def fib(n: int) -> int:\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n",
@@ -112,8 +114,5 @@ def main(args: TokenizerArguments) -> PreTrainedTokenizerBase:
 
 
 if __name__ == "__main__":
-    (script_args,) = HfArgumentParser(TokenizerArguments).parse_args_into_dataclasses()
-    try:
-        main(script_args)
-    except ValueError as err:  # bad names, a corpus too small for the vocabulary: one line, no traceback
-        raise SystemExit(f"[tokenizer] error: {err}") from None
+    # A bad name or a corpus too small for the vocabulary: one line on stderr, exit status 2.
+    sys.exit(run_recipe("build_tokenizer.py", HfArgumentParser(TokenizerArguments), main))

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from transformers import HfArgumentParser
 
 from rusty_hf.data.corpus import DEFAULT_DATA_DIR, download_datasets
+from rusty_hf.user_errors import run_recipe
 
 
 @dataclass
@@ -36,15 +37,9 @@ def main(args: DownloadArguments) -> int:
     if not args.datasets:
         print("[datasets] nothing to download (pass --datasets repo_id[:config] ...)")
         return 0
-    try:
-        download_datasets(args.datasets, args.data_dir, split=args.split, max_rows=args.max_rows or None,
-                          timeout=args.timeout)
-    except ValueError as err:
-        print(f"[datasets] {err}", file=sys.stderr)
-        return 2
+    download_datasets(args.datasets, args.data_dir, split=args.split, max_rows=args.max_rows or None, timeout=args.timeout)
     return 0
 
 
 if __name__ == "__main__":
-    (script_args,) = HfArgumentParser(DownloadArguments).parse_args_into_dataclasses()
-    sys.exit(main(script_args))
+    sys.exit(run_recipe("download_datasets.py", HfArgumentParser(DownloadArguments), main))

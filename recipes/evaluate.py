@@ -31,16 +31,15 @@ if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().p
 import json
 from dataclasses import dataclass, field
 
-from transformers import AutoModelForCausalLM, AutoTokenizer
 from trl import TrlParser
 
-import rusty_hf  # noqa: F401  (registers TinyRWKV with the Auto classes)
+from rusty_hf.checkpoints import check_model_source
 from rusty_hf.evaluation import (
-    LANGUAGES, card_metrics, compare_reports, evaluate_model, format_comparison, format_table, to_inference_device,
+    LANGUAGES, compare_reports, evaluate_model, format_comparison, format_table, to_inference_device,
 )
+from rusty_hf.inference import load_model, load_tokenizer_for
 from rusty_hf.publishing import push_folder, write_model_card
-from rusty_hf.tokenizer import check_tokenizer
-from rusty_hf.training import is_missing_local_folder
+from rusty_hf.user_errors import UserError, run_recipe
 
 
 @dataclass
@@ -97,13 +96,11 @@ def default_output_file(args: EvalArguments) -> Path:
 
 
 def load(args: EvalArguments):
-    """The model and tokenizer, checked to fit each other."""
-    for name in filter(None, (args.model_name_or_path, args.tokenizer_name_or_path)):
-        if is_missing_local_folder(name):
-            raise SystemExit(f"no checkpoint at {name}: train one first (python recipes/sft.py --config recipes/tiny/sft.yaml)")
-    tokenizer = AutoTokenizer.from_pretrained(args.tokenizer_name_or_path or args.model_name_or_path)
-    model = AutoModelForCausalLM.from_pretrained(args.model_name_or_path, trust_remote_code=args.trust_remote_code)
-    check_tokenizer(tokenizer, vocab_size=model.config.vocab_size)
+    """The model and tokenizer, each folder checked first and the tokenizer checked to fit the model."""
+    if args.tokenizer_name_or_path:
+        check_model_source(args.tokenizer_name_or_path, what="tokenizer")
+    model = load_model(args.model_name_or_path, device="cpu", trust_remote_code=args.trust_remote_code)
+    tokenizer = load_tokenizer_for(model, args.tokenizer_name_or_path or args.model_name_or_path, args.trust_remote_code)
     return to_inference_device(model, args.device), tokenizer
 
 
@@ -112,14 +109,17 @@ def read_baseline(path: str) -> dict:
     try:
         report = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise SystemExit(f"--compare_to {path}: cannot read it as a report ({exc}); point it at an eval_results.json") from None
+        raise UserError(f"--compare_to {path}: cannot read it as a report ({exc}). Fix: point it at an eval_results.json") from None
     if not isinstance(report, dict) or not isinstance(report.get("tasks"), list):
-        raise SystemExit(f"--compare_to {path}: not an evaluation report (no 'tasks' list); point it at an eval_results.json")
+        raise UserError(f"--compare_to {path}: not an evaluation report (no 'tasks' list). Fix: point it at an eval_results.json")
     return report
 
 
 def main(args: EvalArguments) -> dict:
     baseline = read_baseline(args.compare_to) if args.compare_to else None
+    folder = Path(args.model_name_or_path)
+    if (args.update_model_card or args.push_to_hub) and not folder.is_dir():
+        raise UserError(f"--update_model_card / --push_to_hub need a local model folder; {folder} is not one")
     model, tokenizer = load(args)
     report = evaluate_model(
         model, tokenizer, languages=args.languages, split=args.split, num_samples=args.num_samples, k=args.k,
@@ -138,11 +138,10 @@ def main(args: EvalArguments) -> dict:
         print(f"compared with {args.compare_to} (paired over tasks):")
         print(format_comparison({k: v for k, v in report["comparison"].items() if k in LANGUAGES}))
     print(f"report written to {output}")
-    folder = Path(args.model_name_or_path)
-    if (args.update_model_card or args.push_to_hub) and not folder.is_dir():
-        raise SystemExit(f"--update_model_card / --push_to_hub need a local model folder; {folder} is not one")
     if args.update_model_card:
-        write_model_card(folder, metrics=card_metrics(report))
+        if output.resolve() != (folder / "eval_results.json").resolve():  # the card reads its reports from the folder
+            (folder / "eval_results.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        write_model_card(folder)
         print(f"metrics written to {folder / 'README.md'}")
     if args.push_to_hub:
         commit = push_folder(folder, args.hub_model_id, commit_message="Add evaluation results")
@@ -151,5 +150,4 @@ def main(args: EvalArguments) -> dict:
 
 
 if __name__ == "__main__":
-    (eval_args,) = TrlParser((EvalArguments,)).parse_args_and_config()
-    main(eval_args)
+    sys.exit(run_recipe("evaluate.py", TrlParser((EvalArguments,)), main))

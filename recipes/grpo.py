@@ -14,6 +14,8 @@ from rusty_hf.upstream_notices import quiet_upstream_notices
 
 quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
 
+import sys
+
 from trl import GRPOConfig, GRPOTrainer, ModelConfig, TrlParser, get_peft_config
 
 from rusty_hf.configs import RLScriptArguments
@@ -21,7 +23,8 @@ from rusty_hf.tokenizer import load_tokenizer
 from rusty_hf.trainers import CurriculumGRPOTrainer, add_rl_callbacks
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.run import train_and_finish
-from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset
+from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset, check_rl_arguments
+from rusty_hf.user_errors import run_recipe
 
 
 def environment_factory(script_args: RLScriptArguments, tokenizer):
@@ -35,15 +38,17 @@ def environment_factory(script_args: RLScriptArguments, tokenizer):
 
 
 def main(script_args: RLScriptArguments, training_args: GRPOConfig, model_args: ModelConfig) -> GRPOTrainer:
+    check_rl_arguments(script_args, training_args)  # first: a wrong argument costs no loading
     tokenizer = load_tokenizer(script_args.tokenizer_name_or_path)
+    reward_funcs, train_dataset = build_reward_funcs(script_args), build_task_dataset(script_args)
     model = load_or_create_model(model_args, script_args, tokenizer, training_args.trust_remote_code)
     environment, tokenizer = environment_factory(script_args, tokenizer)
     trainer_cls = CurriculumGRPOTrainer if script_args.curriculum else GRPOTrainer
     trainer = trainer_cls(
         model=model,
-        reward_funcs=build_reward_funcs(script_args),
+        reward_funcs=reward_funcs,
         args=training_args,
-        train_dataset=build_task_dataset(script_args),
+        train_dataset=train_dataset,
         processing_class=tokenizer,
         peft_config=get_peft_config(model_args),
         environment_factory=environment,
@@ -54,5 +59,4 @@ def main(script_args: RLScriptArguments, training_args: GRPOConfig, model_args: 
 
 
 if __name__ == "__main__":
-    parser = TrlParser((RLScriptArguments, GRPOConfig, ModelConfig))
-    main(*parser.parse_args_and_config())
+    sys.exit(run_recipe("grpo.py", TrlParser((RLScriptArguments, GRPOConfig, ModelConfig)), main))

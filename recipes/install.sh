@@ -8,6 +8,9 @@
 # of the lock, so pip keeps your GPU stack and installs everything else at the locked versions.
 #   pip install torch --index-url https://download.pytorch.org/whl/cu130
 #   RUSTY_KEEP_TORCH=1 bash recipes/install.sh
+#
+# Last, TinyRWKV's C++ CPU kernels are compiled for this environment (30-60 s once; a second install
+# finds them), so no user request waits for the compiler: `python3 -m rusty_hf.inference.warmup`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-}"
@@ -24,3 +27,4 @@ else
     "${pip[@]}" -c "$lock" "$(grep -E '^torch==' "$lock")"
 fi
 "${pip[@]}" -c "$lock" -e ".${extras:+[$extras]}"
+python3 -m rusty_hf.inference.warmup

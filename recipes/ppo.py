@@ -19,6 +19,8 @@ from rusty_hf.upstream_notices import quiet_upstream_notices
 
 quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
 
+import sys
+
 from trl import ModelConfig, TrlParser, get_peft_config
 
 from rusty_hf.configs import RLScriptArguments
@@ -28,7 +30,8 @@ from rusty_hf.trainers.ppo import PPOTrainer, add_value_head
 from rusty_hf.trainers.ppo_config import PPOConfig
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.run import train_and_finish
-from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset
+from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset, check_rl_arguments
+from rusty_hf.user_errors import UserError, run_recipe
 
 
 class CurriculumPPOTrainer(CurriculumMixin, PPOTrainer):
@@ -36,21 +39,21 @@ class CurriculumPPOTrainer(CurriculumMixin, PPOTrainer):
 
 
 def main(script_args: RLScriptArguments, training_args: PPOConfig, model_args: ModelConfig) -> PPOTrainer:
-    if script_args.environment is not None:
-        raise ValueError("PPO trains single-turn completions; use recipes/grpo.py for environment: coding")
+    check_rl_arguments(script_args, training_args, multi_turn_ok=False)  # PPO trains single-turn completions
     if training_args.beta > 0 and not model_args.model_name_or_path:
-        raise ValueError(
+        raise UserError(
             "beta > 0 penalises KL to a reference checkpoint, and a fresh model has none. Fix: set "
             "model_name_or_path (e.g. outputs/tiny-sft from recipes/tiny/sft.yaml) or beta: 0."
         )
     tokenizer = load_tokenizer(script_args.tokenizer_name_or_path)
+    reward_funcs, train_dataset = build_reward_funcs(script_args), build_task_dataset(script_args)
     model = add_value_head(load_or_create_model(model_args, script_args, tokenizer, training_args.trust_remote_code))
     trainer_cls = CurriculumPPOTrainer if script_args.curriculum else PPOTrainer
     trainer = trainer_cls(
         model=model,
-        reward_funcs=build_reward_funcs(script_args),
+        reward_funcs=reward_funcs,
         args=training_args,
-        train_dataset=build_task_dataset(script_args),
+        train_dataset=train_dataset,
         processing_class=tokenizer,
         peft_config=get_peft_config(model_args),
     )
@@ -60,5 +63,4 @@ def main(script_args: RLScriptArguments, training_args: PPOConfig, model_args: M
 
 
 if __name__ == "__main__":
-    parser = TrlParser((RLScriptArguments, PPOConfig, ModelConfig))
-    main(*parser.parse_args_and_config())
+    sys.exit(run_recipe("ppo.py", TrlParser((RLScriptArguments, PPOConfig, ModelConfig)), main))

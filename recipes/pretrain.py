@@ -22,6 +22,8 @@ from rusty_hf.upstream_notices import quiet_upstream_notices
 
 quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
 
+import sys
+
 from pathlib import Path
 
 from datasets import Dataset, DatasetDict, load_dataset, load_from_disk
@@ -32,6 +34,7 @@ from rusty_hf.tokenizer import load_tokenizer
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.pretraining import BitsPerByteSFTTrainer
 from rusty_hf.training.run import train_and_finish
+from rusty_hf.user_errors import NoSuchPathError, UserError, run_recipe
 
 BUILD_CORPUS = "python3 recipes/build_code_corpus.py --output_dir data/code_corpus"
 
@@ -54,17 +57,17 @@ def load_text_splits(script_args: PretrainScriptArguments, seed: int = 0) -> tup
     else:
         path = Path(script_args.dataset_path)
         if not path.exists():
-            raise FileNotFoundError(
+            raise NoSuchPathError(
                 f"no code corpus at {str(path)!r}. Fix: build it with `{BUILD_CORPUS}` (and pass "
                 "--dataset_path if you wrote it elsewhere), or set dataset_name to a Hub dataset."
             )
         splits = load_from_disk(str(path))
         if not isinstance(splits, DatasetDict):
-            raise ValueError(f"{path} holds a single Dataset; pretraining wants a DatasetDict with {train_split!r} "
+            raise UserError(f"{path} holds a single Dataset; pretraining wants a DatasetDict with {train_split!r} "
                              f"and {eval_split!r} splits (rebuild it with `{BUILD_CORPUS}`)")
         missing = [split for split in (train_split, eval_split) if split not in splits]
         if missing:
-            raise ValueError(f"{path} has splits {sorted(splits)}, not {missing}; set dataset_train_split / "
+            raise UserError(f"{path} has splits {sorted(splits)}, not {missing}; set dataset_train_split / "
                              "dataset_test_split to the ones it has")
     return (
         _subset(splits[train_split], script_args.max_train_texts, seed),
@@ -91,5 +94,4 @@ def main(
 
 
 if __name__ == "__main__":
-    parser = TrlParser((PretrainScriptArguments, SFTConfig, ModelConfig))
-    main(*parser.parse_args_and_config())
+    sys.exit(run_recipe("pretrain.py", TrlParser((PretrainScriptArguments, SFTConfig, ModelConfig)), main))

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job on the embedded tiny default, one command, on a fresh machine (2 CPU cores, ~15 minutes):
+# The main job on the embedded tiny default, one command, on a fresh machine (2 CPU cores; the README has the latest timing):
 #   tokenizer (24K BPE) -> SFT (protocol dialogs + training tasks) -> GRPO (execution + protocol rewards)
 #   -> held-out reward before/after GRPO -> pass@k + protocol validity -> Hub-ready folder with card, CSV, plot.
 # Everything lands under outputs/ (OUT_DIR overrides). Stages whose output exists are reused; FRESH=1 redoes all.
@@ -10,7 +10,7 @@ OUT_DIR="${OUT_DIR:-outputs}"
 START=$SECONDS
 stage() { printf '\n==> [%s] %s  (%ds elapsed)\n' "$1" "$2" "$((SECONDS - START))"; }
 
-stage 0/6 "installing rusty_hf from the lock (constraints.txt; torch as the CPU wheel)"
+stage 0/6 "installing rusty_hf from the lock (constraints.txt; torch as the CPU wheel; the CPU kernels compiled once)"
 bash recipes/install.sh
 export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" TOKENIZERS_PARALLELISM=false PATH="$HOME/.cargo/bin:$PATH"
 

@@ -16,6 +16,8 @@ from rusty_hf.upstream_notices import quiet_upstream_notices
 
 quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
 
+import sys
+
 from datasets import Dataset, load_dataset
 from trl import ModelConfig, SFTConfig, SFTTrainer, TrlParser, get_peft_config
 
@@ -26,6 +28,7 @@ from rusty_hf.tokenizer import load_tokenizer
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.run import train_and_finish
 from rusty_hf.training.shared_prefix import share_batch_prefix
+from rusty_hf.user_errors import UserError, run_recipe
 
 
 def build_dataset(script_args: RustyScriptArguments) -> Dataset:
@@ -59,12 +62,11 @@ def main(script_args: RustyScriptArguments, training_args: SFTConfig, model_args
         peft_config=get_peft_config(model_args),
     )
     if len(trainer.train_dataset) == 0:  # TRL drops rows whose assistant turns were all cut off by max_length
-        raise SystemExit(f"SFT: no training example keeps an assistant token within max_length={training_args.max_length}; "
-                         "raise --max_length (or set assistant_only_loss false)")
+        raise UserError(f"SFT: no training example keeps an assistant token within max_length={training_args.max_length}. "
+                        "Fix: raise --max_length (or set assistant_only_loss false)")
     train_and_finish(trainer, script_args, training_args, model_args)  # + model card, push_to_hub
     return trainer
 
 
 if __name__ == "__main__":
-    parser = TrlParser((RustyScriptArguments, SFTConfig, ModelConfig))
-    main(*parser.parse_args_and_config())
+    sys.exit(run_recipe("sft.py", TrlParser((RustyScriptArguments, SFTConfig, ModelConfig)), main))

@@ -192,3 +192,9 @@ class RLScriptArguments(RustyScriptArguments, RLCallbacksConfig):
             raise ValueError(f"max_difficulty must be in 1..5, got {self.max_difficulty}")
         if self.environment not in (None, "coding"):
             raise ValueError(f"environment must be 'coding' or unset, got {self.environment!r}")
+        from rusty_hf.rewards import REWARD_FACTORIES, REWARD_FUNCS
+
+        unknown = [name for name in self.reward_funcs if name not in {*REWARD_FUNCS, *REWARD_FACTORIES}]
+        if unknown:
+            raise ValueError(f"unknown reward function(s) {unknown} in reward_funcs; valid names: "
+                             f"{sorted({*REWARD_FUNCS, *REWARD_FACTORIES})}")

@@ -269,22 +269,6 @@ def _headline(values: dict) -> dict[str, float]:
     return {n: v for n, v in values.items() if n.startswith("pass@") or n == "compile_rate"}
 
 
-def card_metrics(report: dict) -> dict[str, dict[str, float]]:
-    """The headline numbers of a report, shaped for ``rusty_hf.publishing.write_model_card(metrics=...)``:
-    pass@k and compile rate per language, then per language and difficulty, then protocol validity."""
-    metrics = {}
-    for language in LANGUAGES:
-        values = report["aggregate"].get(language)
-        if values:
-            metrics[f"{language} held-out tasks"] = _headline(values)
-    for language in LANGUAGES:
-        for difficulty, values in report["aggregate"].get(language, {}).get("by_difficulty", {}).items():
-            metrics[f"{language} held-out tasks, difficulty {difficulty} ({values['num_tasks']} tasks)"] = _headline(values)
-    if "protocol" in report["aggregate"]:
-        metrics["held-out task completions"] = {"protocol_validity": report["aggregate"]["protocol"]["protocol_validity"]}
-    return metrics
-
-
 def _cell(row: dict, name: str) -> str:
     return f"{row[name]:.3f} ± {row['stderr'][name]:.3f}"
 
@@ -350,6 +334,6 @@ def format_comparison(comparison: dict) -> str:
 
 
 __all__ = [
-    "SampleScore", "card_metrics", "compare_reports", "evaluate_model", "format_comparison", "format_table",
+    "SampleScore", "compare_reports", "evaluate_model", "format_comparison", "format_table",
     "generate_samples", "mean_and_stderr", "score_samples",
 ]

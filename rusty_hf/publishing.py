@@ -1,21 +1,18 @@
-"""Publish a Rusty checkpoint: write its model card, push the folder to the Hub, finish a training run.
-
-A saved folder (weights, ``auto_map`` + modelling code, tokenizer) gets a ``README.md`` whose YAML
-metadata the Hub indexes (license, ``library_name: transformers``, tags, ``pipeline_tag``,
-``model-index`` with the evaluation metrics) and whose body says what Rusty is, how to load it with
-``trust_remote_code=True``, the action protocol, the training recipe and the metrics table::
+"""Publish a Rusty checkpoint: push the folder to the Hub, finish a training run (card, upload).
 
     from rusty_hf.publishing import write_model_card, push_folder
-    write_model_card("outputs/tiny-sft", metrics={"python held-out tasks": {"pass@1": 0.12}})
+    write_model_card("outputs/tiny-sft")                      # rusty_hf.model_card, re-exported here
     push_folder("outputs/tiny-sft", "me/rusty-tiny")          # honours HF_ENDPOINT and HF_TOKEN
 
 The recipes end with one call that saves, writes the card and, when ``push_to_hub`` is set, pushes::
 
     finalize_output(trainer, script_args, training_args, model_args=model_args)
 
-A card is rebuilt, not appended to: arguments left as None keep what the folder already has (the
-recipe in ``training_recipe.yaml``, metrics/base model/datasets from the previous README metadata),
-so ``recipes/evaluate.py --update_model_card`` adds metrics without losing the recipe.
+The card (`rusty_hf.model_card`) is rebuilt from the folder's files: the recipe in
+``training_recipe.yaml`` (written here, as TRL-parser YAML of the arguments that differ from the
+defaults, secrets left out), the curves, and the evaluation reports later steps add
+(``recipes/reward_gain.py``, ``recipes/evaluate.py --update_model_card``). A checkpoint fine-tuned from
+a local folder inherits that folder's Hub ``base_model`` and ``datasets`` when its card names them.
 """
 
 from __future__ import annotations
@@ -26,175 +23,22 @@ import enum
 import os
 import re
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import yaml
-from huggingface_hub import CommitInfo, EvalResult, HfApi, ModelCard, ModelCardData
+from huggingface_hub import CommitInfo, HfApi, ModelCard
+
+from rusty_hf.model_card import DEFAULT_TAGS, EVALUATIONS, Metrics, write_model_card
 
 if TYPE_CHECKING:
     from transformers import Trainer, TrainingArguments
 
-DEFAULT_TAGS: tuple[str, ...] = ("rusty", "rwkv", "tiny-rwkv", "trl", "code", "agent")
-RECIPE_FILE = "training_recipe.yaml"
 # What transformers' Trainer.push_to_hub leaves out of an upload, plus editor/OS litter.
 IGNORE_PATTERNS = ["_*", "checkpoint-*", "*/checkpoint-*", ".DS_Store"]
 # Argument names whose values must never reach a public card.
 _SECRET_FIELD = re.compile(r"hub_token|api_key|secret|password|credential", re.IGNORECASE)
-
-Metrics = Mapping[str, Mapping[str, float]]  # {evaluation set: {metric name: value}}
-
-
-def _existing_card(folder: Path) -> ModelCard | None:
-    path = folder / "README.md"
-    return ModelCard.load(path, ignore_metadata_errors=True) if path.is_file() else None
-
-
-def _metrics_from_card(card: ModelCard | None) -> dict[str, dict[str, float]]:
-    metrics: dict[str, dict[str, float]] = {}
-    for result in (card.data.eval_results or []) if card is not None else []:
-        metrics.setdefault(result.dataset_name, {})[result.metric_type] = result.metric_value
-    return metrics
-
-
-def _eval_results(metrics: Metrics) -> list[EvalResult]:
-    return [
-        EvalResult(
-            task_type="text-generation",
-            dataset_type=f"rusty-{re.sub(r'[^a-z0-9]+', '-', dataset.lower()).strip('-')}",
-            dataset_name=dataset,
-            dataset_split="test",
-            metric_type=name,
-            metric_name=name,
-            metric_value=float(value),
-        )
-        for dataset, values in metrics.items()
-        for name, value in values.items()
-    ]
-
-
-def _read_recipe(folder: Path, recipe: str | os.PathLike | None) -> str | None:
-    """The recipe YAML: given as text or a path, else the one the folder already holds."""
-    if isinstance(recipe, os.PathLike) or (isinstance(recipe, str) and "\n" not in recipe and Path(recipe).is_file()):
-        recipe = Path(recipe).read_text(encoding="utf-8")
-    if recipe is not None:
-        (folder / RECIPE_FILE).write_text(recipe, encoding="utf-8")
-        return recipe
-    path = folder / RECIPE_FILE
-    return path.read_text(encoding="utf-8") if path.is_file() else None
-
-
-def _metrics_table(metrics: Metrics) -> str:
-    if not metrics:
-        return "Not evaluated yet: `python recipes/evaluate.py --model_name_or_path <this folder> --update_model_card`."
-    rows = [f"| {dataset} | {name} | {float(value):.4f} |" for dataset, values in metrics.items() for name, value in values.items()]
-    return "\n".join(["| evaluation set | metric | value |", "|---|---|---:|", *rows])
-
-
-def _card_body(title: str, repo_hint: str, recipe: str | None, metrics: Metrics, license: str) -> str:
-    recipe_block = (
-        f"The arguments that produced this checkpoint (TRL-parser YAML, replayable with `--config`):\n\n```yaml\n{recipe.strip()}\n```"
-        if recipe
-        else "No recipe was recorded for this checkpoint."
-    )
-    return f"""
-# {title}
-
-Rusty is a tiny, blunt terminal coding assistant: a small RWKV-4 language model (`TinyRWKVForCausalLM`,
-model type `tiny_rwkv`) that answers every turn with exactly one JSON action. It was built with
-[rusty_hf](https://github.com/rusty-hf/rusty_hf): transformers for the model, TRL trainers for SFT and
-RL, rewards from sandboxed test runs and `rustc`.
-
-## How to load
-
-The folder carries its modelling code (`auto_map`), so transformers loads it without rusty_hf installed:
-
-```python
-from transformers import AutoModelForCausalLM, AutoTokenizer
-
-model = AutoModelForCausalLM.from_pretrained("{repo_hint}", trust_remote_code=True)
-tokenizer = AutoTokenizer.from_pretrained("{repo_hint}")
-inputs = tokenizer.apply_chat_template(
-    [{{"role": "user", "content": "run the tests"}}], add_generation_prompt=True, return_tensors="pt", return_dict=True
-)
-out = model.generate(**inputs, max_new_tokens=64)
-print(tokenizer.decode(out[0, inputs["input_ids"].shape[1]:], skip_special_tokens=True))
-```
-
-Generation stops at `<|end|>` (end of turn) or `<|endoftext|>`; `generation_config.json` already lists both.
-
-## The protocol
-
-Each assistant turn is one JSON object and nothing else:
-
-- `{{"action": "MSG", "message": "..."}}`: text for the user;
-- `{{"action": "CMD", "command": "..."}}`: one shell command for the host to run;
-- `{{"action": "EDIT", "path": "...", "content": "..."}}`: the complete new content of a file.
-
-A host that executes CMD or EDIT should do so in a sandbox: this model writes code it has not run.
-
-## Evaluation
-
-{_metrics_table(metrics)}
-
-pass@k is the unbiased estimator over held-out tasks (all tests must pass); protocol validity is the
-share of completions that parse as exactly one valid action.
-
-## Training recipe
-
-{recipe_block}
-
-## License
-
-{license.upper() if license.islower() else license}. The weights and code are free software; a network
-service built on them must offer its users the source (AGPL-3.0 section 13).
-"""
-
-
-def write_model_card(
-    folder: str | os.PathLike,
-    *,
-    metrics: Metrics | None = None,
-    recipe: str | os.PathLike | None = None,
-    base_model: str | None = None,
-    datasets: Sequence[str] | None = None,
-    tags: Sequence[str] = DEFAULT_TAGS,
-    license: str = "agpl-3.0",
-    model_name: str | None = None,
-) -> ModelCard:
-    """Write ``folder/README.md`` (metadata + body) and return the card.
-
-    Args:
-        folder: a saved model folder (``save_pretrained`` output).
-        metrics: ``{evaluation set: {metric: value}}``; None keeps the metrics of an existing card.
-        recipe: the YAML that produced the model (text or a path); None keeps ``training_recipe.yaml``.
-        base_model: Hub id the model was fine-tuned from, if any; None keeps an existing card's.
-        datasets: Hub dataset ids trained on; None keeps an existing card's.
-        tags: Hub tags, merged with an existing card's.
-        license: an SPDX-style Hub license id.
-        model_name: the card title and model-index name (default: the folder name).
-    """
-    folder = Path(folder)
-    if not (folder / "config.json").is_file():
-        raise FileNotFoundError(f"{folder} has no config.json: write the card into a folder saved with save_pretrained")
-    old = _existing_card(folder)
-    metrics = dict(metrics) if metrics is not None else _metrics_from_card(old)
-    name = model_name or (old.data.model_name if old is not None and old.data.model_name else None) or folder.resolve().name
-    data = ModelCardData(
-        license=license,
-        library_name="transformers",
-        pipeline_tag="text-generation",
-        tags=list(dict.fromkeys([*tags, *((old.data.tags or []) if old is not None else [])])),
-        base_model=base_model or (old.data.base_model if old is not None else None),
-        datasets=list(datasets) if datasets is not None else (old.data.datasets if old is not None else None),
-        model_name=name,
-        eval_results=_eval_results(metrics) or None,
-    )
-    body = _card_body(name, name if "/" in name else f"path/to/{name}", _read_recipe(folder, recipe), metrics, license)
-    card = ModelCard(f"---\n{data.to_yaml()}\n---\n{body}")
-    card.save(folder / "README.md")
-    return card
 
 
 def push_folder(
@@ -303,6 +147,30 @@ def recipe_yaml(script_args: object, training_args: object, model_args: object |
     return "\n".join(parts)
 
 
+def base_lineage(model_name_or_path: str | None) -> tuple[str | None, list[str] | None]:
+    """(base_model, datasets) for a card: a Hub id stands as it is; a local folder passes on the Hub
+    ``base_model`` and the ``datasets`` its own card names (a local path means nothing on the Hub)."""
+    if not model_name_or_path:
+        return None, None
+    folder = Path(model_name_or_path).expanduser()
+    if not folder.exists():
+        return model_name_or_path, None
+    readme = folder / "README.md"
+    if not readme.is_file():
+        return None, None
+    data = ModelCard.load(readme, ignore_metadata_errors=True).data
+    hub_name = data.model_name if data.model_name and "/" in data.model_name else None
+    return hub_name or data.base_model, data.datasets
+
+
+def drop_stale_reports(output_dir: Path) -> None:
+    """Remove evaluation reports of earlier weights from ``output_dir``: the card would show them as this model's."""
+    for name in EVALUATIONS:
+        if (output_dir / name).is_file():
+            (output_dir / name).unlink()
+            print(f"removed {output_dir / name}: it measured the weights this run replaced")
+
+
 def finalize_output(
     trainer: Trainer,
     script_args: object,
@@ -321,14 +189,14 @@ def finalize_output(
     """
     output_dir = Path(training_args.output_dir)
     recipe = recipe if recipe is not None else recipe_yaml(script_args, training_args, model_args)
-    base_model = getattr(model_args, "model_name_or_path", None)
-    base_model = base_model if base_model and not Path(base_model).exists() else None  # local paths mean nothing on the Hub
+    base_model, datasets = base_lineage(getattr(model_args, "model_name_or_path", None))
     trainer_tags = [t for t in getattr(trainer, "_tag_names", []) if isinstance(t, str)]
 
     def write_card(*_args, **_kwargs) -> None:
         if trainer.is_world_process_zero():
+            drop_stale_reports(output_dir)
             repo_id = getattr(trainer, "hub_model_id", None) or training_args.hub_model_id
-            write_model_card(output_dir, metrics=metrics or {}, recipe=recipe, base_model=base_model,
+            write_model_card(output_dir, metrics=metrics or {}, recipe=recipe, base_model=base_model, datasets=datasets,
                              tags=[*DEFAULT_TAGS, *trainer_tags], model_name=repo_id if training_args.push_to_hub else None)
 
     # transformers' Trainer.push_to_hub (which save_model runs when push_to_hub is set) saves the model,
@@ -349,4 +217,4 @@ def finalize_output(
     return output_dir
 
 
-__all__ = ["DEFAULT_TAGS", "finalize_output", "push_folder", "recipe_yaml", "write_model_card"]
+__all__ = ["DEFAULT_TAGS", "base_lineage", "finalize_output", "push_folder", "recipe_yaml", "write_model_card"]

@@ -17,12 +17,14 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
-from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
+from transformers import set_seed
 
 from rusty_hf.data.tasks import load_tasks
 from rusty_hf.evaluation import generate_samples, mean_and_stderr, to_inference_device
+from rusty_hf.inference import load_model, load_tokenizer_for
 from rusty_hf.rewards import get_reward_funcs
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
+from rusty_hf.user_errors import UserError
 
 
 @dataclass
@@ -63,13 +65,15 @@ def score_checkpoint(
     (times ``reward_weights``, one per name, as GRPO weighs them; default 1 each)."""
     weights = [1.0] * len(reward_names) if reward_weights is None else [float(w) for w in reward_weights]
     if len(weights) != len(reward_names):
-        raise ValueError(f"{len(weights)} reward_weights for {len(reward_names)} reward_funcs: give one weight per reward")
-    model = to_inference_device(AutoModelForCausalLM.from_pretrained(model_path, trust_remote_code=True), device)
-    tokenizer = AutoTokenizer.from_pretrained(model_path, trust_remote_code=True)
+        raise UserError(f"{len(weights)} reward_weights for {len(reward_names)} reward_funcs. Fix: give one weight per reward")
+    reward_funcs = get_reward_funcs(reward_names)  # an unknown name fails before the model loads
     rows = [row for language in (languages or ["python"])
             for row in load_tasks(language=language, split=split, system_prompt=RUSTY_SYSTEM_PROMPT)]
     if not rows:
-        raise ValueError(f"no {split} tasks for languages {languages}")
+        raise UserError(f"no {split} tasks for languages {languages}. Fix: choose python and/or rust")
+    model = load_model(model_path, device="cpu", trust_remote_code=True)
+    tokenizer = load_tokenizer_for(model, model_path, trust_remote_code=True)
+    model = to_inference_device(model, device)
     set_seed(seed)
     completions = generate_samples(model, tokenizer, [r["prompt"] for r in rows], num_samples=num_samples,
                                    temperature=temperature, max_new_tokens=max_new_tokens, batch_size=batch_size)
@@ -77,7 +81,7 @@ def score_checkpoint(
     columns = {key: [r[key] for r in rows for _ in range(num_samples)] for key in ("tests", "solution", "language", "name")}
     totals = [0.0] * len(flat)
     per_reward = {}
-    for func, weight in zip(get_reward_funcs(reward_names), weights):
+    for func, weight in zip(reward_funcs, weights):
         rewards = [0.0 if r is None or r != r else float(r) for r in func(completions=flat, **columns)]
         per_reward[func.__name__] = sum(rewards) / len(rewards)
         totals = [t + weight * r for t, r in zip(totals, rewards)]

@@ -38,6 +38,8 @@ from pathlib import Path
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 from transformers import AutoTokenizer, PreTrainedTokenizerBase, PreTrainedTokenizerFast
 
+from rusty_hf.user_errors import NoSuchPathError, UserError
+
 EOS_TOKEN = "<|endoftext|>"
 BOS_TOKEN = EOS_TOKEN
 PAD_TOKEN = "<|pad|>"
@@ -145,7 +147,7 @@ def train_tokenizer(
             ``vocab_size`` tokens (a short vocabulary would not fit a model built for ``vocab_size``).
     """
     if vocab_size <= _MIN_VOCAB_SIZE:
-        raise ValueError(
+        raise UserError(
             f"vocab_size must exceed {_MIN_VOCAB_SIZE} (256 bytes + {len(SPECIAL_TOKENS)} special tokens), "
             f"got {vocab_size}"
         )
@@ -160,7 +162,7 @@ def train_tokenizer(
     backend.train_from_iterator(texts, trainer=trainer)
     learned = backend.get_vocab_size()
     if learned != vocab_size:
-        raise ValueError(
+        raise UserError(
             f"the corpus only supports {learned} of the {vocab_size} requested tokens (min_frequency={min_frequency}); "
             "give it more text (raise --max_corpus_mb, add --datasets) or lower --vocab_size"
         )
@@ -177,12 +179,15 @@ def load_tokenizer(path: str | os.PathLike) -> PreTrainedTokenizerFast:
     folder = Path(path)
     if not (folder / "tokenizer.json").is_file():
         what = "has no tokenizer.json" if folder.is_dir() else "does not exist"
-        raise FileNotFoundError(f"tokenizer folder {str(folder)!r} {what}; {_BUILD_HINT}")
+        raise NoSuchPathError(
+            f"tokenizer folder {str(folder)!r} {what}. Fix: point tokenizer_name_or_path at a folder with a tokenizer.json "
+            f"(a model folder a recipe saved, or a tokenizer folder: {_BUILD_HINT})"
+        )
     tokenizer = AutoTokenizer.from_pretrained(folder)
     try:
         check_tokenizer(tokenizer)
     except ValueError as err:
-        raise ValueError(f"{folder} is not a Rusty tokenizer: {err}") from None
+        raise UserError(f"{folder} is not a Rusty tokenizer: {err}") from None
     return tokenizer
 
 
@@ -194,22 +199,22 @@ def check_tokenizer(tokenizer: PreTrainedTokenizerBase, vocab_size: int | None =
     (when given; a model's embedding rows must match the ids the tokenizer emits).
     """
     if not isinstance(tokenizer, PreTrainedTokenizerBase):
-        raise ValueError(f"expected a transformers tokenizer, got {type(tokenizer).__name__}; {_BUILD_HINT}")
+        raise UserError(f"expected a transformers tokenizer, got {type(tokenizer).__name__}; {_BUILD_HINT}")
     vocab = tokenizer.get_vocab()
     wrong = [f"{t} (id {vocab.get(t)}, want {want})" for t, want in SPECIAL_TOKEN_IDS.items() if vocab.get(t) != want]
     if wrong:
-        raise ValueError(f"special tokens missing or at the wrong id: {', '.join(wrong)}; {_BUILD_HINT}")
+        raise UserError(f"special tokens missing or at the wrong id: {', '.join(wrong)}; {_BUILD_HINT}")
     if tokenizer.eos_token != EOS_TOKEN or tokenizer.pad_token != PAD_TOKEN:
-        raise ValueError(
+        raise UserError(
             f"eos/pad are {tokenizer.eos_token!r}/{tokenizer.pad_token!r}, want {EOS_TOKEN!r}/{PAD_TOKEN!r}; "
             "reload the folder without overriding eos_token/pad_token"
         )
     if "generation" not in (tokenizer.chat_template or ""):
-        raise ValueError(f"the chat template is missing or has no {{% generation %}} markers; {_BUILD_HINT}")
+        raise UserError(f"the chat template is missing or has no {{% generation %}} markers; {_BUILD_HINT}")
     if tokenizer.encode("def", add_special_tokens=False) != tokenizer.encode(" def", add_special_tokens=False):
-        raise ValueError(f"the pre-tokenizer does not add a prefix space; {_BUILD_HINT}")
+        raise UserError(f"the pre-tokenizer does not add a prefix space; {_BUILD_HINT}")
     if vocab_size is not None and len(tokenizer) != vocab_size:
-        raise ValueError(
+        raise UserError(
             f"tokenizer has {len(tokenizer)} tokens but the model expects vocab_size={vocab_size}; use the tokenizer "
             f"the model was trained with, or rebuild one with --vocab_size {vocab_size}"
         )
@@ -222,5 +227,5 @@ def generation_eos_ids(tokenizer: PreTrainedTokenizerBase) -> list[int]:
     """
     ids = [tokenizer.convert_tokens_to_ids(END_OF_TURN_TOKEN), tokenizer.eos_token_id]
     if any(i is None or i == tokenizer.unk_token_id for i in ids):
-        raise ValueError(f"tokenizer lacks {END_OF_TURN_TOKEN!r} or an eos token; {_BUILD_HINT}")
+        raise UserError(f"tokenizer lacks {END_OF_TURN_TOKEN!r} or an eos token; {_BUILD_HINT}")
     return list(dict.fromkeys(ids))

@@ -2,10 +2,12 @@
 
 Run locally (or on a Space, where `app_file: app.py` starts it):
 
+    python space/app.py                                     # the quickstart's model, outputs/tiny-grpo
     RUSTY_MODEL=outputs/tiny-sft python space/app.py       # a folder, or a Hub id
 
 Environment:
-    RUSTY_MODEL          folder written by save_pretrained, or a Hub id (default: DEFAULT_MODEL)
+    RUSTY_MODEL          folder written by save_pretrained, or a Hub id (default: the quickstart's
+                         outputs/tiny-grpo in this repository, when it exists)
     RUSTY_QUANTIZATION   none | int8 | 4bit (default: int8 on CPU, 4bit on CUDA)
     RUSTY_SANDBOX_EXEC   1 to run CMD actions in rusty_hf.sandbox (default off: commands are shown only)
 
@@ -15,6 +17,10 @@ on the host (with RUSTY_SANDBOX_EXEC=1 it runs in the sandbox, in a fresh copy o
 work dir, under tight limits), EDIT writes the file into the session's work dir (a private temp
 dir, shown in the file view). A reply that breaks the protocol shows with its correction.
 Constrained decoding (`ProtocolLogitsProcessor`) is on by default.
+
+At start the model is checked (a wrong folder or an unreachable Hub is one line on stderr and exit
+status 2), loaded without progress bars, and warmed up (`rusty_hf.inference.warmup`: the compiled CPU
+kernels and one short reply), so the first visitor's answer does not pay for them.
 
 Public-service hygiene: one shared model, a bounded queue and concurrency, a cap on message
 length, errors that reveal nothing of the server (details go to its log), and a link to the
@@ -30,20 +36,22 @@ import sys
 import tempfile
 from pathlib import Path, PurePosixPath
 
-import gradio as gr
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # render.py sits beside this file
 
 import render
 
-from rusty_hf.inference import load_model, stream_reply
-from rusty_hf.protocol import ProtocolError, parse_action
-from rusty_hf.upstream_notices import quiet_upstream_notices
+from rusty_hf.user_errors import UserError, run_cli
+
+if TYPE_CHECKING:  # gradio and torch load after the configuration is checked: a mistake fails at once
+    import gradio as gr
 
 logger = logging.getLogger("rusty_space")
 
 SOURCE_URL = "https://github.com/rusty-hf/rusty_hf"
-DEFAULT_MODEL = "rusty-hf/rusty-r2"
+QUICKSTART_MODEL = Path(__file__).resolve().parent.parent / "outputs" / "tiny-grpo"  # bash recipes/quickstart.sh
+QUANTIZATIONS = ("none", "int8", "4bit")
 MAX_INPUT_CHARS = 2000
 MAX_NEW_TOKENS = 256
 CONCURRENCY_LIMIT = 2  # generations at once; each takes a core on the free CPU Space
@@ -74,10 +82,13 @@ class Session:
         if len(content.encode()) > MAX_FILE_BYTES:
             return f"refused: files are limited to {MAX_FILE_BYTES} bytes"
         target = self.workdir.joinpath(*rel.parts)
-        if not target.exists() and len(self.files()) >= MAX_FILES:
-            return f"refused: the work dir holds at most {MAX_FILES} files"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
+        try:  # the path is the model's: too long a name, or a file where a folder must go, is refused, not a crash
+            if not target.exists() and len(self.files()) >= MAX_FILES:
+                return f"refused: the work dir holds at most {MAX_FILES} files"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+        except OSError as exc:
+            return f"refused: cannot write that path ({exc.strerror or type(exc).__name__})"
         return None
 
     def files(self) -> dict[str, str]:
@@ -120,6 +131,9 @@ def build_demo(
 
     The chat is exposed to clients as `/chat(message, history, constrained) -> (history, files, "")`.
     """
+    import gradio as gr
+
+    from rusty_hf.inference import stream_reply
 
     def respond(message: str, history: list, constrained: bool, session: Session | None):
         message = (message or "").strip()
@@ -177,6 +191,8 @@ def build_demo(
 
 
 def _final_card(text: str, session: Session, sandbox_exec: bool) -> str:
+    from rusty_hf.protocol import ProtocolError, parse_action
+
     try:
         action = parse_action(text)
     except ProtocolError as err:
@@ -190,13 +206,33 @@ def _final_card(text: str, session: Session, sandbox_exec: bool) -> str:
     return render.render_action(action)
 
 
-def main() -> None:
-    """Load the model named by the environment and serve it."""
-    quiet_upstream_notices()
-    import torch
-    from transformers import AutoTokenizer
+def model_name() -> str:
+    """``RUSTY_MODEL``, else the quickstart's folder when it exists; neither is a `UserError` naming both fixes."""
+    name = os.environ.get("RUSTY_MODEL", "").strip()
+    if name:
+        return name
+    if QUICKSTART_MODEL.is_dir():
+        return str(QUICKSTART_MODEL)
+    raise UserError(
+        f"RUSTY_MODEL is not set and the quickstart's model ({QUICKSTART_MODEL}) does not exist.\n"
+        "Fix: run `bash recipes/quickstart.sh` first, or set RUSTY_MODEL to a saved model folder or an existing Hub id."
+    )
 
-    from rusty_hf.inference import resolve_device
+
+def serve() -> None:
+    """Check the configuration, load and warm up the model named by the environment, and serve it."""
+    from rusty_hf.checkpoints import check_model_source
+
+    quantization = os.environ.get("RUSTY_QUANTIZATION", "").strip().lower() or None
+    if quantization not in (None, *QUANTIZATIONS):
+        raise UserError(f"RUSTY_QUANTIZATION={quantization!r} is not one of {', '.join(QUANTIZATIONS)}. Fix: set one of them, or unset it.")
+    name = check_model_source(model_name())
+    sandbox_exec = os.environ.get("RUSTY_SANDBOX_EXEC", "0").lower() in ("1", "true", "yes")
+
+    import torch
+
+    from rusty_hf.inference import load_model, load_tokenizer_for, resolve_device
+    from rusty_hf.inference.warmup import quiet_loading, warm_up
 
     logging.basicConfig(level=logging.INFO)
     device = resolve_device(None)
@@ -204,13 +240,20 @@ def main() -> None:
         # One thread per concurrent generation: split kernels stall when the cores are all busy
         # (rusty_hf/inference/int8.py has the numbers).
         torch.set_num_threads(max(1, (os.cpu_count() or 1) // CONCURRENCY_LIMIT))
-    name = os.environ.get("RUSTY_MODEL", DEFAULT_MODEL)
-    quantization = os.environ.get("RUSTY_QUANTIZATION", "int8" if device.type == "cpu" else "4bit")
-    sandbox_exec = os.environ.get("RUSTY_SANDBOX_EXEC", "0").lower() in ("1", "true", "yes")
-    model = load_model(name, quantization=quantization, device=device)
-    tokenizer = AutoTokenizer.from_pretrained(name)
+    quiet_loading()
+    model = load_model(name, quantization=quantization or ("int8" if device.type == "cpu" else "4bit"), device=device)
+    tokenizer = load_tokenizer_for(model, name)
+    logger.info("warming up %s (compiled kernels, one short reply)", name)
+    logger.info("warm-up took %.1f s", warm_up(model, tokenizer))
     build_demo(model, tokenizer, sandbox_exec=sandbox_exec).launch(show_error=False, css=CSS, max_threads=16)
 
 
+def main() -> int:
+    from rusty_hf.upstream_notices import quiet_upstream_notices
+
+    quiet_upstream_notices()
+    return run_cli("space/app.py", serve)
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -63,5 +63,6 @@ def test_r2_pipeline_runs_every_stage_on_cpu(tmp_path):
     for name in ("model.safetensors", "config.json", "tokenizer.json", "README.md", "eval_results.json",
                  "reward_gain.json", "pipeline.json", "train_results.json"):
         assert (final / name).is_file(), name
-    assert "pass@1" in (final / "README.md").read_text()
+    card = (final / "README.md").read_text()
+    assert "pass@1" in card and "Held-out reward before and after RL" in card  # both reports, in the card
     assert json.loads((final / "eval_results.json").read_text())["comparison"]["baseline_model"] == str(out / "r2-sft")

@@ -43,7 +43,7 @@ def test_remote_code_round_trip_is_bit_exact_in_a_process_without_rusty_hf(tmp_p
     config = json.loads((folder / "config.json").read_text())
     assert config["auto_map"]["AutoModelForCausalLM"] == "modeling_tiny_rwkv.TinyRWKVForCausalLM"
     for code in ("configuration_tiny_rwkv.py", "modeling_tiny_rwkv.py", "wkv.py", "wkv_torch.py", "wkv_triton.py",
-                 "cpu_kernels.py"):
+                 "cpu_kernels.py", "kernel_cache.py"):
         assert (folder / code).is_file(), code
 
     ids = torch.randint(2, 99, (2, 12))

@@ -118,7 +118,7 @@ python3 recipes/evaluate.py --model_name_or_path "$OUT_DIR/r2-grpo" "${eval_sett
 stage 8/8 reward-gain "held-out reward before vs after GRPO (same prompts, seed and sampling)"
 python3 recipes/reward_gain.py --before "$OUT_DIR/r2-sft" --after "$OUT_DIR/r2-grpo" \
     --task_languages python rust --reward_funcs execution rust protocol --reward_weights 1.0 0.1 0.5 \
-    --batch_size 16 --num_samples 4 --temperature 0.8 --max_new_tokens 384 --output_file "$OUT_DIR/r2-grpo/reward_gain.json" ${gain_args[@]+"${gain_args[@]}"}
+    --batch_size 16 --num_samples 4 --temperature 0.8 --max_new_tokens 384 --output_file "$OUT_DIR/r2-grpo/reward_gain.json" --update_model_card ${gain_args[@]+"${gain_args[@]}"}
 printf '%s\t%d\n' "$STAGE_NAME" "$((SECONDS - STAGE_START))" >>"$TIMES"
 
 python3 recipes/r2/summarize.py --out_dir "$OUT_DIR" --budget_min "$BUDGET_MIN" --device "$DEVICE" \

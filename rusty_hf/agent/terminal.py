@@ -10,6 +10,11 @@ copy of the work dir and its file changes are copied back; an EDIT writes only i
 the prompt: ``:dry`` toggles dry-run (actions shown, not executed), ``:clear`` starts a new
 conversation, ``:help`` lists these, ``:q``/``exit`` (or Ctrl-D) quit. Input lines are kept in a
 readline history file (``--history-file``).
+
+Before the first prompt the arguments and the model folder are checked (a mistake is one line on
+stderr and exit status 2; ``--debug`` shows a traceback), the model loads without progress bars, and
+one short reply warms it up (``rusty_hf.inference.warmup``), so the first real reply pays no one-time
+cost. Only argparse and this module load for ``--help``.
 """
 
 from __future__ import annotations
@@ -18,47 +23,59 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from transformers import AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+from rusty_hf.user_errors import run_cli
 
-import rusty_hf  # noqa: F401  (registers TinyRWKV with the Auto classes)
-from rusty_hf.agent.session import AgentSession, Step
-from rusty_hf.agent.workspace import Workspace
-from rusty_hf.inference import QUANTIZATIONS, load_model
-from rusty_hf.protocol import ProtocolError
-from rusty_hf.protocol.actions import partial_message
-from rusty_hf.tokenizer import check_tokenizer
-from rusty_hf.upstream_notices import quiet_upstream_notices
+if TYPE_CHECKING:  # the heavy imports wait until the arguments are parsed: --help stays instant
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
+    from rusty_hf.agent.session import AgentSession, Step
+
+QUANTIZATIONS = ("none", "int8", "4bit")  # rusty_hf.inference.QUANTIZATIONS, without importing torch
 QUIT = {":q", ":quit", "exit", "quit"}
 HELP = ":dry toggle dry-run | :clear new conversation | :help this text | :q or exit quit"
 DEFAULT_HISTORY = "~/.rusty_terminal_history"
 
 
+def _at_least(low: float, kind: type = int):
+    def parse(text: str):
+        value = kind(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}, got {value}")
+        return value
+
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rusty-terminal", description=__doc__.split("\n\n")[0].split(": ", 1)[1])
-    parser.add_argument("--model", required=True, help="checkpoint folder (save_pretrained) or Hub id")
+    parser.add_argument("--model", required=True,
+                        help="checkpoint folder written by save_pretrained (e.g. outputs/tiny-grpo), or a Hub id namespace/name")
     parser.add_argument("--workdir", default=".", help="directory Rusty works in (default: the current one)")
-    parser.add_argument("--quantization", choices=QUANTIZATIONS, default="none", help="weight quantization")
+    parser.add_argument("--quantization", choices=QUANTIZATIONS, default="none",
+                        help="weight quantization: none, int8 (CPU weight-only or bitsandbytes on CUDA) or 4bit (bitsandbytes)")
     parser.add_argument("--trust-remote-code", action="store_true", help="allow a Hub checkpoint's own model code")
     parser.add_argument("--dry-run", action="store_true", help="start with dry-run on: show CMD/EDIT, run nothing")
     parser.add_argument("--history-file", default=DEFAULT_HISTORY, help="readline history file ('' for none)")
-    parser.add_argument("--max-new-tokens", type=int, default=256, help="generation budget per reply")
-    parser.add_argument("--max-retries", type=int, default=2, help="retries after a malformed reply")
-    parser.add_argument("--max-steps", type=int, default=4, help="actions per message before you get the prompt back")
+    parser.add_argument("--max-new-tokens", type=_at_least(1), default=256, help="generation budget per reply")
+    parser.add_argument("--max-retries", type=_at_least(0), default=2, help="retries after a malformed reply")
+    parser.add_argument("--max-steps", type=_at_least(1), default=4, help="actions per message before you get the prompt back")
     parser.add_argument("--system-prompt", default=None, help="replace the Rusty persona system prompt")
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds a command may run")
+    parser.add_argument("--timeout", type=_at_least(0.1, float), default=30.0, help="seconds a command may run")
     parser.add_argument("--no-constrained", dest="constrained", action="store_false",
                         help="decode freely (malformed replies get a correction and a retry)")  # fmt: skip
+    parser.add_argument("--debug", action="store_true", help="show the full traceback of an error")
     return parser
 
 
 def load_agent(args: argparse.Namespace) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
-    """The model (through ``rusty_hf.inference.load_model``, which owns quantization) and its tokenizer."""
+    """The model (through ``rusty_hf.inference.load_model``, which checks the folder and owns quantization)
+    and its tokenizer, checked to fit the model."""
+    from rusty_hf.inference import load_model, load_tokenizer_for
+
     model = load_model(args.model, quantization=args.quantization, trust_remote_code=args.trust_remote_code)
-    tokenizer = AutoTokenizer.from_pretrained(args.model, trust_remote_code=args.trust_remote_code)
-    check_tokenizer(tokenizer, vocab_size=model.config.vocab_size)
-    return model, tokenizer
+    return model, load_tokenizer_for(model, args.model, trust_remote_code=args.trust_remote_code)
 
 
 class History:
@@ -105,6 +122,8 @@ class ReplyPrinter:
         self.fresh, self.buffer, self.shown = True, "", 0
 
     def __call__(self, chunk: str) -> None:
+        from rusty_hf.protocol.actions import partial_message
+
         self.buffer += chunk
         text = partial_message(self.buffer)
         if text is None or len(text) == self.shown:
@@ -162,28 +181,39 @@ def handle_line(line: str, session: AgentSession, printer: ReplyPrinter | None =
 
 
 
-def main(argv: list[str] | None = None) -> int:
-    quiet_upstream_notices()
-    args = build_parser().parse_args(argv)
-    printer = ReplyPrinter()
+def start_session(args: argparse.Namespace, printer: ReplyPrinter) -> AgentSession:
+    """Check the arguments, load the model, warm it up (so the first reply is quick) and open the session."""
+    from rusty_hf.checkpoints import check_model_source
+    from rusty_hf.user_errors import NoSuchPathError
 
-    def on_retry(err: ProtocolError) -> None:
+    if not Path(args.workdir).expanduser().is_dir():
+        raise NoSuchPathError(f"no such folder: {args.workdir} (--workdir). Fix: create it, or pass an existing folder.")
+    check_model_source(args.model)  # before torch loads: a wrong path fails at once
+    from rusty_hf.agent.session import AgentSession
+    from rusty_hf.agent.workspace import Workspace
+    from rusty_hf.inference.warmup import quiet_loading, warm_up
+
+    quiet_loading()
+    model, tokenizer = load_agent(args)
+
+    def on_retry(err) -> None:
         _print(f"{'' if printer.fresh else chr(10)}[malformed reply ({err.kind}); sent the correction, retrying]")
         printer.reset()
-    try:
-        model, tokenizer = load_agent(args)
-        workspace = Workspace(args.workdir, timeout=args.timeout)
-        session = AgentSession(
-            model, tokenizer, workspace, system_prompt=args.system_prompt,
-            max_new_tokens=args.max_new_tokens, max_retries=args.max_retries,
-            max_steps=args.max_steps, constrained=args.constrained, dry_run=args.dry_run,
-            on_text=printer, on_retry=on_retry,
-        )  # fmt: skip
-        history = History(args.history_file)
-    except (OSError, ValueError, ImportError, RuntimeError) as exc:  # each names its fix
-        _print(f"rusty-terminal: {exc}")
-        return 2
-    _print(f"Rusty in {workspace.root}{' (dry-run)' if args.dry_run else ''}. {HELP}")
+
+    session = AgentSession(
+        model, tokenizer, Workspace(args.workdir, timeout=args.timeout), system_prompt=args.system_prompt,
+        max_new_tokens=args.max_new_tokens, max_retries=args.max_retries, max_steps=args.max_steps,
+        constrained=args.constrained, dry_run=args.dry_run, on_text=printer, on_retry=on_retry,
+    )  # fmt: skip
+    warm_up(model, session.tokenizer, constrained=args.constrained)
+    return session
+
+
+def chat(args: argparse.Namespace) -> int:
+    printer = ReplyPrinter()
+    session = start_session(args, printer)
+    history = History(args.history_file)
+    _print(f"Rusty in {session.workspace.root}{' (dry-run)' if args.dry_run else ''}. {HELP}")
     while True:
         try:
             line = input("you> ")
@@ -199,6 +229,14 @@ def main(argv: list[str] | None = None) -> int:
                 return 0
         except KeyboardInterrupt:
             _print("\n[interrupted]")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from rusty_hf.upstream_notices import quiet_upstream_notices
+
+    quiet_upstream_notices()
+    return run_cli("rusty-terminal", lambda: chat(args), argv)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from rusty_hf.data.dialogs import synthetic_dialogs
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
+from rusty_hf.user_errors import UserError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_TASKS_DIR = REPO_ROOT / "tasks"
@@ -200,9 +201,9 @@ def _hub_unreachable_reason(repo_id: str, timeout: float) -> str | None:
     try:
         HfApi().dataset_info(repo_id, timeout=timeout)
     except GatedRepoError:
-        raise ValueError(f"dataset {repo_id!r} is gated: accept its terms on the Hub, then `hf auth login`") from None
+        raise UserError(f"dataset {repo_id!r} is gated: accept its terms on the Hub, then `hf auth login`") from None
     except RepositoryNotFoundError:
-        raise ValueError(f"dataset {repo_id!r} is not on the Hub: check the name (private? `hf auth login`)") from None
+        raise UserError(f"dataset {repo_id!r} is not on the Hub: check the name (private? `hf auth login`)") from None
     except Exception as exc:  # noqa: BLE001 - the hub client's transport errors change with its HTTP library
         return f"{type(exc).__name__}: {exc}"
     return None

@@ -19,19 +19,28 @@ newer) repack weights in blocks of 64 input features, so every Linear it quantiz
 bitsandbytes goes through transformers' `BitsAndBytesConfig`, so it keeps transformers' own rules:
 the LM head and `_keep_in_fp32_modules` (time_decay, time_first, v_head) stay unquantized. The CPU
 int8 path quantizes the head too: it holds 12.3M of the R2 model's 32M parameters.
-Combinations that cannot work here raise one error naming the fix, before anything is loaded.
+Combinations that cannot work here raise one error naming the fix, before anything is loaded; so do a
+missing folder, a truncated or corrupt checkpoint and an unreachable Hub (`rusty_hf.checkpoints`), and
+`load_tokenizer_for` refuses a tokenizer that does not fit the model. All of them are
+`rusty_hf.user_errors.UserError`s, which the entry points print as one line.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 
 import torch
-from transformers import AutoConfig, AutoModelForCausalLM, BitsAndBytesConfig, PreTrainedModel
+from safetensors import SafetensorError
+from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer, BitsAndBytesConfig, PreTrainedModel
+from transformers import PreTrainedTokenizerBase
 
+import rusty_hf.models  # noqa: F401  (registers TinyRWKV with the Auto classes)
+from rusty_hf.checkpoints import check_model_source
 from rusty_hf.inference.int8 import quantize_int8_
+from rusty_hf.user_errors import CheckpointError, SetupError, UserError
 
 QUANTIZATIONS = ("none", "int8", "4bit")
 
@@ -42,32 +51,32 @@ def resolve_device(device: str | torch.device | None) -> torch.device:
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     device = torch.device(device)
     if device.type == "cuda" and not torch.cuda.is_available():
-        raise RuntimeError(
+        raise SetupError(
             f"device={str(device)!r} but torch sees no CUDA GPU (torch {torch.__version__}). "
             "Fix: pass device='cpu', or install a CUDA build of torch on a machine with a GPU."
         )
     if device.type not in ("cpu", "cuda"):
-        raise ValueError(f"device {str(device)!r} is not supported; use 'cpu' or 'cuda'.")
+        raise UserError(f"device {str(device)!r} is not supported; use 'cpu' or 'cuda'.")
     return device
 
 
 def check_combination(quantization: str, device: torch.device, compile: bool | str) -> None:
     """Raise before loading when `quantization` / `device` / `compile` cannot work on this machine."""
     if quantization not in QUANTIZATIONS:
-        raise ValueError(f"unknown quantization {quantization!r}; choose one of {', '.join(QUANTIZATIONS)}.")
+        raise UserError(f"unknown quantization {quantization!r}; choose one of {', '.join(QUANTIZATIONS)}.")
     needs_bnb = quantization == "4bit" or (quantization == "int8" and device.type == "cuda")
     if needs_bnb and importlib.util.find_spec("bitsandbytes") is None:
-        raise ImportError(
+        raise SetupError(
             f"quantization={quantization!r} on {device.type} uses bitsandbytes, which is not installed. "
             "Fix: pip install 'bitsandbytes>=0.45' (or choose quantization='none')."
         )
     if compile and _compile_backend(compile) == "inductor" and device.type == "cpu" and not _has_cxx():
-        raise RuntimeError(
+        raise SetupError(
             "compile=True on CPU needs a C++ compiler for torch.compile's inductor backend, and none was found. "
             "Fix: apt-get install g++ (or set CXX), pass compile='aot_eager', or compile=False."
         )
     if compile and quantization == "4bit" and device.type == "cpu":
-        raise ValueError(
+        raise UserError(
             "compile with bitsandbytes 4-bit on CPU is not supported (its CPU kernels are not traceable by "
             "torch.compile). Fix: use quantization='int8' with compile, or compile=False with '4bit'."
         )
@@ -104,7 +113,7 @@ def check_cpu_4bit_widths(path: str, **kwargs) -> None:
         and not kept.intersection(name.split(".")) and module.in_features % BNB_4BIT_BLOCK
     ]
     if bad:
-        raise ValueError(
+        raise UserError(
             f"quantization='4bit' on CPU: bitsandbytes' CPU kernels pack 4-bit weights in blocks of "
             f"{BNB_4BIT_BLOCK} input features, and these layers have other widths: {', '.join(bad[:4])}"
             f"{f' and {len(bad) - 4} more' if len(bad) > 4 else ''}. Fix: use quantization='int8' on CPU, or a model whose "
@@ -156,7 +165,7 @@ def load_model(
     """
     device = resolve_device(device)
     check_combination(quantization, device, compile)
-    path = os.fspath(path_or_hub_id)
+    path = check_model_source(path_or_hub_id, revision=revision)
     kwargs = {"trust_remote_code": trust_remote_code, "revision": revision}
     try:
         if quantization == "4bit" and device.type == "cpu":
@@ -172,10 +181,10 @@ def load_model(
             if quantization == "int8":
                 quantize_int8_(model.float(), skip=getattr(model, "_keep_in_fp32_modules", None) or ())
             model.to(device)
-    except OSError as err:
-        raise OSError(
-            f"could not load a model from {path!r}: {err}\nFix: pass a folder written by save_pretrained or a Hub id "
-            "(with network access, or already in the Hub cache)."
+    except UNREADABLE_CHECKPOINT as err:
+        raise CheckpointError(
+            f"could not load a model from {path!r}: {_first_line(err)}\nFix: pass a folder written by save_pretrained "
+            "(re-save or copy again a corrupt one) or a Hub id (with network access, or already in the Hub cache)."
         ) from err
     model.eval()
     model.requires_grad_(False)
@@ -186,4 +195,31 @@ def load_model(
     return model
 
 
-__all__ = ["QUANTIZATIONS", "check_combination", "check_cpu_4bit_widths", "load_model", "resolve_device"]
+# What reading a damaged or foreign checkpoint raises (transformers lets these through as they are).
+UNREADABLE_CHECKPOINT = (OSError, SafetensorError, json.JSONDecodeError, UnicodeDecodeError)
+
+
+def _first_line(err: BaseException) -> str:
+    return (str(err).strip().splitlines() or [type(err).__name__])[0]
+
+
+def load_tokenizer_for(
+    model: PreTrainedModel, path_or_hub_id: str | os.PathLike, trust_remote_code: bool = False
+) -> PreTrainedTokenizerBase:
+    """The tokenizer saved with a checkpoint, checked to be Rusty's and to fit ``model``'s vocabulary."""
+    from rusty_hf.tokenizer import check_tokenizer
+
+    name = os.fspath(path_or_hub_id)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(name, trust_remote_code=trust_remote_code)
+    except UNREADABLE_CHECKPOINT + (ValueError,) as err:
+        raise CheckpointError(f"could not load the tokenizer of {name!r}: {_first_line(err)}\nFix: save the tokenizer "
+                              "into the model folder (tokenizer.save_pretrained), or copy the folder again.") from err
+    try:
+        check_tokenizer(tokenizer, vocab_size=model.config.vocab_size)
+    except ValueError as err:
+        raise CheckpointError(f"the tokenizer in {name!r} does not fit its model: {err}") from None
+    return tokenizer
+
+
+__all__ = ["QUANTIZATIONS", "check_combination", "check_cpu_4bit_widths", "load_model", "load_tokenizer_for", "resolve_device"]

@@ -23,6 +23,7 @@ from rusty_hf.rewards.rust import get_rust_reward, rust_reward
 from rusty_hf.rewards.teacher import get_teacher_reward, teacher_reward_from_env
 from rusty_hf.rewards.terminal import get_terminal_reward, terminal_reward
 from rusty_hf.protocol.reward import protocol_reward
+from rusty_hf.user_errors import UserError
 
 REWARD_FUNCS: dict[str, Callable[..., list[float | None]]] = {
     "execution": execution_reward,
@@ -49,7 +50,7 @@ def get_reward_funcs(names: list[str]) -> list[Callable[..., list[float | None]]
     valid = sorted({*REWARD_FUNCS, *REWARD_FACTORIES})
     unknown = [n for n in names if n not in valid]
     if unknown:
-        raise ValueError(f"unknown reward function(s) {unknown}; valid names: {valid}")
+        raise UserError(f"unknown reward function(s) {unknown}. Fix: choose from {valid}")
     return [REWARD_FUNCS[n] if n in REWARD_FUNCS else REWARD_FACTORIES[n]() for n in names]
 
 

@@ -52,7 +52,8 @@ get bubblewrap when it is missing); ``RUSTY_SANDBOX_DISABLE=bwrap,cgroups,...`` 
 off, and ``caps=capabilities().without(...)`` does so for one call (tests, benchmarks).
 """
 
-from rusty_hf.sandbox.capabilities import SandboxCapabilities, capabilities
+from rusty_hf.sandbox.capabilities import capabilities
+from rusty_hf.sandbox.layers import SandboxCapabilities
 from rusty_hf.sandbox.limits import Limits
 from rusty_hf.sandbox.namespaces import WORKDIR
 from rusty_hf.sandbox.runner import SandboxError, SandboxResult, run, run_python

@@ -4,17 +4,16 @@
 process's own cgroup in each hierarchy, then creates (and removes) a probe child there to learn
 which per-run cgroups will work: a pids cap, a memory cap (v1 ``memory.limit_in_bytes`` or v2
 ``memory.max``) and v2's ``cgroup.kill``. Nothing is ever created at a hierarchy's root unless
-that root is this process's own cgroup. :func:`confine_process` is the test suites' safety net.
+that root is this process's own cgroup. (The test suites' safety net, ``confine_process``, is in
+``cgroup_pool.py``: releasing it closes the pools inside it, and this module needs no pool.)
 
     support = detect_cgroups()     # CgroupSupport(pids_parent=..., memory_parent=..., kill_parent=..., version=1)
-    release = confine_process(2048)
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from rusty_hf.sandbox.limits import MB
@@ -140,45 +139,3 @@ def write_value(path: str, value: str) -> None:
     """Write one cgroup control file."""
     with open(path, "w") as f:
         f.write(value)
-
-
-def _remove(path: str) -> None:
-    try:
-        os.rmdir(path)
-    except OSError:
-        pass
-
-
-def confine_process(max_pids: int) -> Callable[[], None] | None:
-    """Move this process into a new pids cgroup (a child of its own) capped at ``max_pids``.
-
-    A safety net for test runs: should every sandbox layer fail, a fork bomb still stops at
-    ``max_pids`` processes instead of taking the machine down. Per-run cgroups created afterwards
-    nest inside it (call ``capabilities(refresh=True)`` if they were detected before). cgroup v1
-    only: on v2 a cgroup holding processes cannot also hand controllers to children. Returns a
-    function that moves the process back and removes the cgroup, or None where this is impossible.
-    """
-    (parent,) = _own_dirs("pids")
-    if parent is None:
-        return None
-    cage = os.path.join(parent, f"rusty-sandbox-confine-{os.getpid()}")
-    try:
-        os.mkdir(cage)
-        write_value(os.path.join(cage, "pids.max"), str(max_pids))
-        write_value(os.path.join(cage, "cgroup.procs"), str(os.getpid()))
-    except OSError as exc:
-        logger.warning("sandbox: could not confine this process to %d pids (%s)", max_pids, exc)
-        _remove(cage)
-        return None
-
-    def release() -> None:
-        from rusty_hf.sandbox.cgroup_pool import close_pools  # cgroup_pool builds on this module
-
-        close_pools(under=cage)  # pooled run cgroups nest inside the cage: they go first
-        try:
-            write_value(os.path.join(parent, "cgroup.procs"), str(os.getpid()))
-        except OSError:
-            return
-        _remove(cage)
-
-    return release

@@ -12,19 +12,24 @@ else's) and removed when the next process makes its pool. A forked child starts 
     run_cg = pool.borrow(Limits())          # None where no cgroup can be made
     ...
     pool.give_back(run_cg)
+
+`confine_process` (a test run's safety net: this process in a pids-capped cgroup) lives here too:
+releasing it closes the pools nested inside it first.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import itertools
 import logging
 import os
 import re
 import threading
 import time
+from collections.abc import Callable
 
-from rusty_hf.sandbox.cgroup_discovery import CgroupSupport, write_value
+from rusty_hf.sandbox.cgroup_discovery import CgroupSupport, _own_dirs, write_value
 from rusty_hf.sandbox.cgroups import RunCgroups, rmdir_wait
 from rusty_hf.sandbox.processes import sweep
 from rusty_hf.sandbox.limits import Limits
@@ -212,3 +217,41 @@ def _forget_parent_pools() -> None:
 
 atexit.register(close_pools)
 os.register_at_fork(after_in_child=_forget_parent_pools)
+
+
+def _rmdir(path: str) -> None:
+    with contextlib.suppress(OSError):  # still holds a process: left for clean_stale, by its name
+        os.rmdir(path)
+
+
+def confine_process(max_pids: int) -> Callable[[], None] | None:
+    """Move this process into a new pids cgroup (a child of its own) capped at ``max_pids``.
+
+    A safety net for test runs: should every sandbox layer fail, a fork bomb still stops at
+    ``max_pids`` processes instead of taking the machine down. Per-run cgroups created afterwards
+    nest inside it (call ``capabilities(refresh=True)`` if they were detected before). cgroup v1
+    only: on v2 a cgroup holding processes cannot also hand controllers to children. Returns a
+    function that moves the process back and removes the cgroup, or None where this is impossible.
+    """
+    (parent,) = _own_dirs("pids")
+    if parent is None:
+        return None
+    cage = os.path.join(parent, f"rusty-sandbox-confine-{os.getpid()}")
+    try:
+        os.mkdir(cage)
+        write_value(os.path.join(cage, "pids.max"), str(max_pids))
+        write_value(os.path.join(cage, "cgroup.procs"), str(os.getpid()))
+    except OSError as exc:
+        logger.warning("sandbox: could not confine this process to %d pids (%s)", max_pids, exc)
+        _rmdir(cage)
+        return None
+
+    def release() -> None:
+        close_pools(under=cage)  # pooled run cgroups nest inside the cage: they go first
+        try:
+            write_value(os.path.join(parent, "cgroup.procs"), str(os.getpid()))
+        except OSError:
+            return
+        _rmdir(cage)
+
+    return release

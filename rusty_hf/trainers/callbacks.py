@@ -26,31 +26,12 @@ import torch
 from transformers import TrainerCallback, TrainerControl, TrainerState, TrainingArguments
 
 from rusty_hf.configs import RLCallbacksConfig
+from rusty_hf.trainers.curriculum import CurriculumCallback
+from rusty_hf.trainers.log_records import is_train_log, record_metric
+from rusty_hf.trainers.training_log import TrainingCurvesCallback, TrainingLogCallback
 from rusty_hf.training.sharding import is_sharded
 
 logger = logging.getLogger(__name__)
-
-
-def is_train_log(logs: dict | None) -> bool:
-    """True for a training-step log (not an eval log, not the end-of-training summary)."""
-    if not logs or any(key.startswith("eval_") for key in logs):
-        return False
-    return "loss" in logs or "reward" in logs
-
-
-def record_metric(trainer: Any, key: str, value: float, *, replace: bool = False) -> None:
-    """Put ``value`` in the trainer's next log, averaged like TRL's own metrics (or the latest, ``replace``).
-
-    TRL's online trainers collect per-log metrics in ``trainer._metrics["train"]`` and clear them
-    right after logging, so call this before the log of a step (``on_step_end``), not in ``on_log``.
-    """
-    metrics = getattr(trainer, "_metrics", None)
-    if not isinstance(metrics, dict) or "train" not in metrics:
-        return  # not a TRL online trainer: nothing to attach the value to
-    if replace:
-        metrics["train"][key] = [float(value)]
-    else:
-        metrics["train"][key].append(float(value))
 
 
 class RewardEarlyStoppingCallback(TrainerCallback):
@@ -248,9 +229,6 @@ def add_rl_callbacks(trainer: Any, config: RLCallbacksConfig) -> list[TrainerCal
     Call it after building the trainer and before ``trainer.train()`` (the curriculum must be in
     place before the dataloader is built). ``config.curriculum`` needs a CurriculumMixin trainer.
     """
-    from rusty_hf.trainers.curriculum import CurriculumCallback
-    from rusty_hf.trainers.training_log import TrainingCurvesCallback, TrainingLogCallback
-
     callbacks: list[TrainerCallback] = []
     if config.curriculum:
         callbacks.append(

@@ -48,7 +48,7 @@ from torch.utils.data import Sampler
 from transformers import TrainerCallback, TrainerControl, TrainerState, TrainingArguments
 from trl import GRPOTrainer, RLOOTrainer
 
-from rusty_hf.trainers.callbacks import is_train_log, record_metric
+from rusty_hf.trainers.log_records import is_train_log, record_metric
 
 logger = logging.getLogger(__name__)
 

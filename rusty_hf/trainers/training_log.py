@@ -25,7 +25,7 @@ from pathlib import Path
 
 from transformers import TrainerCallback, TrainerControl, TrainerState, TrainingArguments
 
-from rusty_hf.trainers.callbacks import is_train_log
+from rusty_hf.trainers.log_records import is_train_log
 
 logger = logging.getLogger(__name__)
 

@@ -9,25 +9,16 @@ one message naming the fix, before any training step runs.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import torch
 from transformers import AutoModelForCausalLM, PreTrainedModel, PreTrainedTokenizerBase
 from trl import ModelConfig
 
+from rusty_hf.checkpoints import check_model_source
 from rusty_hf.configs import RustyScriptArguments
+from rusty_hf.inference.loading import UNREADABLE_CHECKPOINT
 from rusty_hf.models.tiny_rwkv import TinyRWKVConfig, TinyRWKVForCausalLM
 from rusty_hf.tokenizer import check_tokenizer, generation_eos_ids
-
-
-def is_missing_local_folder(name_or_path: str) -> bool:
-    """True when `name_or_path` names a local folder that does not exist (absolute, or under an
-    existing directory such as outputs/), so it must not fall through to a Hub lookup. "user/name"
-    is a Hub id unless ./user exists."""
-    path = Path(name_or_path)
-    if path.is_dir():
-        return False
-    return path.is_absolute() or (path.parent != Path(".") and path.parent.is_dir())
+from rusty_hf.user_errors import CheckpointError, UserError
 
 
 def load_or_create_model(
@@ -39,27 +30,23 @@ def load_or_create_model(
     """The model a recipe trains: `model_args.model_name_or_path` if set, else a fresh TinyRWKV.
 
     `trust_remote_code` comes from the trainer config (TRL keeps it there); it is only needed for a
-    Hub checkpoint when rusty_hf is not the code that registered TinyRWKV.
+    Hub checkpoint when rusty_hf is not the code that registered TinyRWKV. A missing folder, a damaged
+    checkpoint or a tokenizer that does not fit raise a `rusty_hf.user_errors.UserError` naming the fix.
     """
     if model_args.model_name_or_path:
-        if is_missing_local_folder(model_args.model_name_or_path):
-            raise FileNotFoundError(
-                f"no checkpoint folder at {model_args.model_name_or_path!r}. Fix: point model_name_or_path at a folder written by "
-                "save_pretrained, a Hub id (user/name), or leave it unset to train a fresh model."
-            )
+        try:
+            name = check_model_source(model_args.model_name_or_path, revision=model_args.model_revision)
+        except UserError as err:
+            raise type(err)(f"model_name_or_path: {err} (or leave model_name_or_path unset to train a fresh model)") from None
         dtype = model_args.dtype if model_args.dtype in (None, "auto") else getattr(torch, model_args.dtype)
         try:
             model = AutoModelForCausalLM.from_pretrained(
-                model_args.model_name_or_path,
-                revision=model_args.model_revision,
-                trust_remote_code=trust_remote_code,
-                dtype=dtype,
+                name, revision=model_args.model_revision, trust_remote_code=trust_remote_code, dtype=dtype,
             )
-        except OSError as err:
-            raise OSError(
-                f"could not load a model from {model_args.model_name_or_path!r}: {err}\n"
-                "Fix: point model_name_or_path at a folder written by save_pretrained (or leave it unset to "
-                "train a fresh model); a corrupt folder must be re-saved or re-downloaded."
+        except UNREADABLE_CHECKPOINT as err:
+            raise CheckpointError(
+                f"could not load a model from {name!r} (model_name_or_path): {str(err).strip().splitlines()[0]}\n"
+                "Fix: point model_name_or_path at a folder written by save_pretrained; re-save or copy again a corrupt one."
             ) from err
     else:
         torch.manual_seed(script_args.init_seed)

@@ -1,6 +1,7 @@
 """What the RL recipes (GRPO, RLOO, PPO) share: the task prompts and the reward functions by name.
 
-    from rusty_hf.training.rl_setup import build_task_dataset, build_reward_funcs
+    from rusty_hf.training.rl_setup import build_task_dataset, build_reward_funcs, check_rl_arguments
+    check_rl_arguments(script_args, training_args)     # before anything loads: one line naming the fix
     dataset = build_task_dataset(script_args)          # prompt (chat), tests, language, difficulty, ...
     reward_funcs = build_reward_funcs(script_args)      # guarded: a raising reward never stops training
 
@@ -18,6 +19,7 @@ from rusty_hf.configs import RLScriptArguments
 from rusty_hf.data.tasks import load_tasks
 from rusty_hf.rewards import get_reward_funcs
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
+from rusty_hf.user_errors import UserError
 
 
 def build_task_dataset(script_args: RLScriptArguments, split: str | None = None) -> datasets.Dataset:
@@ -35,11 +37,23 @@ def build_task_dataset(script_args: RLScriptArguments, split: str | None = None)
     if script_args.max_difficulty is not None:
         dataset = dataset.filter(lambda row: row["difficulty"] <= script_args.max_difficulty)
     if len(dataset) == 0:
-        raise ValueError(
+        raise UserError(
             f"no {split} tasks for languages {script_args.task_languages} with difficulty <= "
-            f"{script_args.max_difficulty}; widen task_languages or max_difficulty"
+            f"{script_args.max_difficulty}. Fix: widen task_languages or max_difficulty"
         )
     return dataset
+
+
+def check_rl_arguments(script_args: RLScriptArguments, training_args: object, multi_turn_ok: bool = True) -> None:
+    """What the RL configs cannot check alone, before anything loads: one weight per reward function, and a
+    multi-turn environment only where the trainer has one (``multi_turn_ok``: GRPO's environment_factory)."""
+    if script_args.environment is not None and not multi_turn_ok:
+        raise UserError(f"environment: {script_args.environment} needs GRPO's environment_factory. Fix: run it with "
+                        "recipes/grpo.py, or unset environment.")
+    weights = getattr(training_args, "reward_weights", None)
+    if weights is not None and script_args.environment is None and len(weights) != len(script_args.reward_funcs):
+        raise UserError(f"reward_weights has {len(weights)} values for {len(script_args.reward_funcs)} reward functions "
+                        f"{script_args.reward_funcs}. Fix: give one weight per reward function, or leave reward_weights unset.")
 
 
 def build_reward_funcs(script_args: RLScriptArguments) -> list[Callable[..., list[float | None]]]:

@@ -87,7 +87,8 @@ def test_quit_exits_zero_and_keeps_the_history_file(terminal):
     assert lines[:3] == ["list files", ":dry", ":clear"] and lines[-3:] == [":clear", "hello", ":q"]
 
 
-def test_missing_checkpoint_is_one_clear_error(tmp_path, capsys):
+def test_missing_checkpoint_is_one_clear_error_on_stderr(tmp_path, capsys):
     assert main(["--model", str(tmp_path / "nope"), "--workdir", str(tmp_path)]) == 2
-    out = capsys.readouterr().out
-    assert out.startswith("rusty-terminal:") and "Traceback" not in out
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith("rusty-terminal: no such folder:")
+    assert "Traceback" not in captured.err and len(captured.err.strip().splitlines()) == 1

@@ -13,7 +13,7 @@ import pytest
 
 from rusty_hf.sandbox import SandboxCapabilities, capabilities
 from rusty_hf.sandbox.capabilities import detect
-from rusty_hf.sandbox.cgroup_discovery import confine_process
+from rusty_hf.sandbox.cgroup_pool import confine_process
 from rusty_hf.sandbox.processes import pids_of_uid
 
 SAFETY_PIDS = 2048  # this pytest process and everything under it, sandboxes included

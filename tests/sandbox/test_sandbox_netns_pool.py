@@ -12,7 +12,7 @@ import pytest
 from attack_harness import require_mechanism
 
 from rusty_hf.sandbox import SandboxError, run
-from rusty_hf.sandbox import runner as sandbox_runner
+from rusty_hf.sandbox import launch as sandbox_launch
 from rusty_hf.sandbox.netns_pool import Netns, pool_for_process
 
 SHOW_NETNS = ["/bin/sh", "-c", "readlink /proc/self/ns/net"]
@@ -78,7 +78,7 @@ def test_the_spawning_thread_comes_home_when_the_spawn_fails(pooled, monkeypatch
         assert _thread_netns() != home  # the spawn happens inside the leased namespace
         raise OSError("no spawn today")
 
-    monkeypatch.setattr(sandbox_runner.subprocess, "Popen", refuse)
+    monkeypatch.setattr(sandbox_launch.subprocess, "Popen", refuse)
     idle = pool.idle()
     with pytest.raises(SandboxError, match="no spawn today"):
         run(["/bin/true"], caps=pooled)

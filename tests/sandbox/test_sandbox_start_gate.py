@@ -16,7 +16,7 @@ import pytest
 from attack_harness import require_mechanism
 
 from rusty_hf.sandbox import SandboxError, run
-from rusty_hf.sandbox import runner as sandbox_runner
+from rusty_hf.sandbox import launch as sandbox_launch
 from rusty_hf.sandbox import start_gate
 from rusty_hf.sandbox.cgroup_pool import CgroupPool
 from rusty_hf.sandbox.cgroups import RunCgroups
@@ -120,7 +120,7 @@ def test_the_thread_goes_home_when_the_spawn_fails(gated, monkeypatch):
             run(["/bin/true"], caps=gated)
         return home, _thread_cgroups()
 
-    monkeypatch.setattr(sandbox_runner.subprocess, "Popen", refuse)
+    monkeypatch.setattr(sandbox_launch.subprocess, "Popen", refuse)
     home, after = _off_main(spawn)
     assert inside and inside[0] != home  # the spawn happened inside the run's cgroups
     assert after == home
@@ -129,7 +129,7 @@ def test_the_thread_goes_home_when_the_spawn_fails(gated, monkeypatch):
 def test_the_main_thread_never_joins_a_run_cgroup(gated, monkeypatch):
     assert threading.get_native_id() == os.getpid()  # pytest runs tests in the main thread
     gates = []
-    monkeypatch.setattr(sandbox_runner, "StartGate", lambda *a, **k: gates.append(1) or StartGate(*a, **k))
+    monkeypatch.setattr(sandbox_launch, "StartGate", lambda *a, **k: gates.append(1) or StartGate(*a, **k))
     home = _thread_cgroups()
     result = run(["/bin/sh", "-c", "grep -E 'Max (processes|open files)' /proc/self/limits"], caps=gated)
     assert result.ok and "256" in result.stdout, result.stderr  # the shell set the rlimits instead

@@ -12,7 +12,7 @@ import pytest
 from attack_harness import require_mechanism
 
 from rusty_hf.sandbox import SandboxError, run
-from rusty_hf.sandbox import runner as sandbox_runner
+from rusty_hf.sandbox import launch as sandbox_launch
 from rusty_hf.sandbox.identity import build_uid_helper
 
 IDENTITY = ["/bin/sh", "-c", 'grep -E "^(Uid|Gid|Groups|Cap|NoNewPrivs)" /proc/self/status']
@@ -54,7 +54,7 @@ def test_exit_codes_for_a_command_that_cannot_run_match_setpriv(helper_caps):
 
 
 def test_a_failed_switch_is_a_sandbox_error(helper_caps, monkeypatch):
-    monkeypatch.setattr(sandbox_runner, "run_uid", lambda: 0)  # the helper refuses to "switch" to root
+    monkeypatch.setattr(sandbox_launch, "run_uid", lambda: 0)  # the helper refuses to "switch" to root
     with pytest.raises(SandboxError, match="could not switch uid"):
         run(["/bin/true"], caps=helper_caps)
 

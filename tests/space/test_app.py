@@ -102,3 +102,43 @@ def test_sandboxed_command_sees_the_session_files(space_app):
 def test_cards_escape_model_html(space_app):
     card = space_app.render.render_action(Action("MSG", message="<script>alert(1)</script>"))
     assert "<script>" not in card and "&lt;script&gt;" in card
+
+
+def test_an_edit_path_the_filesystem_refuses_is_refused_not_a_crash(space_app):
+    session = space_app.Session()
+    try:
+        assert "File name too long" in session.write("x" * 300 + ".py", "x")
+        assert session.write("notes", "a") is None
+        assert "refused: cannot write" in session.write("notes/inside.py", "b")  # a file where a folder must go
+    finally:
+        session.close()
+
+
+def test_without_rusty_model_the_quickstarts_folder_is_served(space_app, monkeypatch, tmp_path):
+    monkeypatch.delenv("RUSTY_MODEL", raising=False)
+    monkeypatch.setattr(space_app, "QUICKSTART_MODEL", tmp_path / "outputs" / "tiny-grpo")
+    with pytest.raises(space_app.UserError, match="run `bash recipes/quickstart.sh` first, or set RUSTY_MODEL"):
+        space_app.model_name()
+    (tmp_path / "outputs" / "tiny-grpo").mkdir(parents=True)
+    assert space_app.model_name() == str(tmp_path / "outputs" / "tiny-grpo")
+    monkeypatch.setenv("RUSTY_MODEL", "me/rusty")
+    assert space_app.model_name() == "me/rusty"
+
+
+@pytest.mark.parametrize("env, says", [
+    ({"RUSTY_MODEL": "outputs/no-such-model"}, "no such folder: outputs/no-such-model"),
+    ({"RUSTY_MODEL": "me/x", "RUSTY_QUANTIZATION": "int4"}, "RUSTY_QUANTIZATION='int4' is not one of none, int8, 4bit"),
+])
+def test_a_configuration_mistake_is_one_line_on_stderr(space_app, monkeypatch, capsys, env, says):
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(space_app.QUICKSTART_MODEL.parents[1])
+    assert space_app.main() == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("space/app.py: ") and says in line
+
+
+def test_the_spaces_quantization_choices_are_the_loaders(space_app):
+    from rusty_hf.inference import QUANTIZATIONS
+
+    assert space_app.QUANTIZATIONS == QUANTIZATIONS

@@ -12,10 +12,13 @@
   one core's; batch 16 runs at 60-65% of both cores' FMA peak with warm caches and ~50% while the
   weights stream from memory (see benchmarks/model_speed.py and the README).
 
-Both are compiled with -march=native for the machine that builds them, on first use, with
-`torch.utils.cpp_extension.load_inline` (needs a C++ compiler and ninja; cached under
-~/.cache/torch_extensions). They are optional: `load_kernel()` returns None when the build is
-impossible or `RUSTY_CPU_KERNELS=off`, and the callers then use PyTorch's own operators.
+Both are compiled with -march=native for the machine that builds them, once per Python environment
+and torch build, with `torch.utils.cpp_extension.load_inline` (needs a C++ compiler and ninja), into
+`kernel_cache.build_directory` (~/.cache/rusty_hf/kernels/...; venvs do not evict each other, a lock
+left by an interrupted build is cleared). `recipes/install.sh` builds them (`python3 -m
+rusty_hf.inference.warmup`); otherwise the first use does, with a message. They are optional:
+`load_kernel()` returns None when the build is impossible or `RUSTY_CPU_KERNELS=off`, and the callers
+then use PyTorch's own operators.
 """
 
 from __future__ import annotations
@@ -25,8 +28,11 @@ import logging
 import os
 import shutil
 import threading
+import time
 
 import torch
+
+from .kernel_cache import build_directory, is_built, locked_build
 
 logger = logging.getLogger(__name__)
 
@@ -602,7 +608,8 @@ _tried = False
 PACKED_LINEAR_MAX_ROWS = 512
 
 
-def _disabled() -> bool:
+def kernels_disabled() -> bool:
+    """Whether RUSTY_CPU_KERNELS=off (or the older RUSTY_WKV_KERNEL=python) asks for PyTorch's operators."""
     return (
         os.environ.get("RUSTY_CPU_KERNELS", "auto").lower() in ("0", "off", "false", "no")
         or os.environ.get("RUSTY_WKV_KERNEL", "auto").lower() == "python"  # the older switch, still honoured
@@ -632,27 +639,47 @@ def load_kernel():
         if _tried:
             return _kernel
         _tried = True
-        if _disabled():
+        if kernels_disabled():
             return None
         if shutil.which(os.environ.get("CXX", "c++")) is None:
             logger.warning("rusty_hf: no C++ compiler found; using PyTorch's CPU operators for WKV and decoding (slower)")
             return None
         try:
-            from torch.utils.cpp_extension import load_inline
-
-            cflags, ldflags = _build_flags()
-            digest = hashlib.sha256("\0".join([_SOURCE, *cflags, *ldflags]).encode()).hexdigest()[:12]
-            _kernel = load_inline(
-                name=f"rusty_cpu_kernels_{digest}",  # a changed source or flag set builds anew
-                cpp_sources=[_SOURCE],
-                extra_cflags=cflags,
-                extra_ldflags=ldflags,
-                verbose=False,
-            )
+            _kernel = _build()
         except Exception as err:  # any build failure: fall back, loudly once
             logger.warning("rusty_hf: could not build the C++ CPU kernels (%s); using PyTorch's operators", err)
             _kernel = None
         return _kernel
+
+
+def kernel_name() -> str:
+    """The extension's name: a changed source or flag set is a new name, so it builds anew."""
+    cflags, ldflags = _build_flags()
+    return f"rusty_cpu_kernels_{hashlib.sha256(chr(0).join([_SOURCE, *cflags, *ldflags]).encode()).hexdigest()[:12]}"
+
+
+def kernel_is_built() -> bool:
+    """Whether this environment already has the compiled kernels on disk (loading them is then quick)."""
+    return is_built(build_directory(kernel_name()), kernel_name())
+
+
+def _build():
+    from torch.utils.cpp_extension import load_inline
+
+    cflags, ldflags = _build_flags()
+    name, folder = kernel_name(), build_directory(kernel_name())
+    fresh = not is_built(folder, name)
+    if fresh:
+        logger.warning("rusty_hf: compiling the C++ CPU kernels for this Python environment (once; about a minute) "
+                       "into %s", folder)
+    start = time.perf_counter()
+    module = locked_build(folder, lambda d: load_inline(
+        name=name, cpp_sources=[_SOURCE], extra_cflags=cflags, extra_ldflags=ldflags, build_directory=str(d), verbose=False,
+    ))
+    if fresh:
+        logger.warning("rusty_hf: compiled the C++ CPU kernels in %.0f s; later runs in this environment reuse them",
+                       time.perf_counter() - start)
+    return module
 
 
 def packed_linear_weight(weight: torch.Tensor) -> torch.Tensor | None:

@@ -1,0 +1,242 @@
+"""The model card of a Rusty checkpoint, built from what its folder holds (huggingface_hub's ModelCard API).
+
+    from rusty_hf.model_card import write_model_card
+    write_model_card("outputs/tiny-grpo")                       # README.md: metadata + body, rebuilt in full
+
+The card is rebuilt from files the pipeline leaves in the folder, so any step may rewrite it without
+losing another's part: ``training_recipe.yaml`` (the run's arguments: base checkpoint, reward functions
+and weights, training data), ``training_curves.png`` (embedded), and one evaluation block per report
+file that `EVALUATIONS` knows (``reward_gain.json``: the held-out reward before and after RL with its
+standard error; ``eval_results.json``: pass@k, compile rate and protocol validity), each with the
+settings it was measured with. A new evaluation is one more reader in `EVALUATIONS`: a function from
+the report (a dict) to a `CardEvaluation` (its body section and its model-index rows).
+
+Metadata: license, ``library_name``, ``pipeline_tag``, tags, ``base_model`` (a Hub id only), ``datasets``
+with stable names (`TASKS_DATASET` etc.: the data rusty_hf builds from the repository; no counts or
+dates in them, so results line up across runs) and ``model-index``. No local absolute path reaches the
+card: paths in the recipe are made relative to the working directory, or cut to their last part.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from huggingface_hub import EvalResult, ModelCard, ModelCardData
+
+from rusty_hf.model_card_body import CODE_CORPUS_DATASET, DIALOGS_DATASET, TASKS_DATASET, body, scrub_paths
+
+DEFAULT_TAGS: tuple[str, ...] = ("rusty", "rwkv", "tiny-rwkv", "trl", "code", "agent")
+RECIPE_FILE = "training_recipe.yaml"
+CURVES_FILE = "training_curves.png"  # rusty_hf.trainers.training_log.CURVES_FILENAME
+RUSTY_DATASETS = (TASKS_DATASET, DIALOGS_DATASET, CODE_CORPUS_DATASET)
+
+Metrics = Mapping[str, Mapping[str, float]]  # {evaluation set: {metric name: value}}
+
+
+@dataclass
+class RecipeFacts:
+    """What a card says about training, read from the recipe: where it started, rewards, data."""
+
+    base: str | None = None  # model_name_or_path (paths scrubbed); None: trained from fresh weights
+    rewards: list[tuple[str, float]] = field(default_factory=list)  # (registry name, weight); empty unless RL
+    datasets: list[str] = field(default_factory=list)
+
+
+def recipe_facts(recipe: str | None) -> RecipeFacts:
+    """The `RecipeFacts` of a recipe YAML written by `rusty_hf.publishing.recipe_yaml` (its group comments
+    name the argument classes: RLScriptArguments, PretrainScriptArguments or RustyScriptArguments)."""
+    values = yaml.safe_load(recipe) if recipe else None
+    if not isinstance(values, dict):
+        return RecipeFacts()
+    rl = "RLScriptArguments" in recipe or "reward_funcs" in values
+    names = list(values.get("reward_funcs") or (["execution", "protocol"] if rl else []))  # the RL default
+    weights = values.get("reward_weights") or [1.0] * len(names)
+    if values.get("dataset_name"):
+        datasets = [values["dataset_name"]]
+    elif "PretrainScriptArguments" in recipe:
+        datasets = [CODE_CORPUS_DATASET]
+    elif rl:
+        datasets = [TASKS_DATASET]
+    else:  # SFT: the dialogs, plus the training tasks unless task_repeats is 0
+        datasets = [DIALOGS_DATASET] + ([TASKS_DATASET] if values.get("task_repeats", 1) else [])
+    return RecipeFacts(values.get("model_name_or_path"), list(zip(names, map(float, weights))), datasets)
+
+
+@dataclass
+class CardEvaluation:
+    """One evaluation's part of a card: a body section (table + settings) and its model-index rows."""
+
+    title: str
+    section: str
+    results: list[EvalResult] = field(default_factory=list)
+
+
+def _task_result(language: str, metric: str, value: float, name: str, args: dict) -> EvalResult:
+    return EvalResult(
+        task_type="text-generation", dataset_type=TASKS_DATASET,
+        dataset_name=f"Rusty tasks, held-out {'(all languages)' if language == 'all' else language}",
+        dataset_config=language, dataset_split="test", metric_type=metric, metric_name=name, metric_value=float(value),
+        metric_args=args,
+    )
+
+
+def reward_gain_evaluation(report: dict) -> CardEvaluation:
+    """The held-out reward before and after RL (``recipes/reward_gain.py``'s JSON)."""
+    s = report["settings"]
+    weights = s.get("reward_weights") or [1.0] * len(s["reward_names"])
+    rows = ["| model | mean total reward | per reward |", "|---|---:|---|"]
+    for name in ("before", "after"):
+        score = report[name]
+        parts = ", ".join(f"{k} {v:.3f}" for k, v in score.get("per_reward", {}).items())
+        rows.append(f"| {name} RL | {score['mean']:.3f} ± {score['stderr']:.3f} | {parts} |")
+    rows.append(f"| **gain** | **{report['gain']:+.3f} ± {report['gain_stderr']:.3f}** ({report['gain_in_stderrs']:.1f} SE) | |")
+    languages = ", ".join(s.get("languages") or ["python"])
+    settings = (f"Held-out {languages} tasks, {s['num_samples']} samples each at temperature {s['temperature']}, at most "
+                f"{s['max_new_tokens']} new tokens, seed {s['seed']}, the same prompts and seed for both models; rewards "
+                + ", ".join(f"`{n}` x {w:g}" for n, w in zip(s["reward_names"], weights))
+                + f"; n = {report['after'].get('num_samples', '?')} samples per model. Means ± standard errors.")
+    args = {"num_samples": s["num_samples"], "temperature": s["temperature"], "rewards": list(s["reward_names"]),
+            "reward_weights": [float(w) for w in weights], "seed": s["seed"]}
+    language = "+".join(s.get("languages") or ["python"])
+    results = [_task_result(language, "reward_gain", report["gain"], "held-out reward gain from RL", args),
+               _task_result(language, "reward_gain_stderr", report["gain_stderr"], "standard error of that gain", args)]
+    return CardEvaluation("Held-out reward before and after RL", "\n".join(rows) + "\n\n" + settings, results)
+
+
+def pass_at_k_evaluation(report: dict) -> CardEvaluation:
+    """pass@k, compile rate and protocol validity on the held-out tasks (``recipes/evaluate.py``'s JSON)."""
+    s = report["settings"]
+    ks = [f"pass@{k}" for k in s["k"]]
+    rows = [f"| language | difficulty | tasks | {' | '.join(ks)} | compile rate |", "|---|---|---:|" + "---:|" * (len(ks) + 1)]
+    results = []
+    for language, values in report["aggregate"].items():
+        if language == "protocol":
+            continue
+        for difficulty, row in [("all", values), *values.get("by_difficulty", {}).items()]:
+            cells = [f"{row[m]:.3f} ± {row['stderr'][m]:.3f}" for m in (*ks, "compile_rate")]
+            rows.append(f"| {language} | {difficulty} | {row['num_tasks']} | {' | '.join(cells)} |")
+        args = {"num_samples": s["num_samples"], "temperature": s["temperature"], "top_p": s.get("top_p")}
+        results += [_task_result(language, m, values[m], f"{m} ({values['num_tasks']} tasks)" if m.startswith("pass@")
+                                 else "compile rate", args) for m in (*ks, "compile_rate")]
+    for language, reason in report.get("skipped", {}).items():
+        rows.append(f"| {language} | skipped: {reason} | | {' | '.join('' for _ in ks)} | |")
+    protocol = report["aggregate"].get("protocol")
+    text = "\n".join(rows)
+    if protocol:
+        text += f"\n\nProtocol validity: {protocol['protocol_validity']:.3f} of {protocol['num_completions']} completions."
+        results.append(_task_result("all", "protocol_validity", protocol["protocol_validity"], "protocol validity",
+                                    {"num_samples": s["num_samples"], "temperature": s["temperature"]}))
+    text += (f"\n\nSettings: {s['num_samples']} samples per task at temperature {s['temperature']} (top-p {s.get('top_p')}),"
+             f" at most {s['max_new_tokens']} new tokens, seed {s['seed']}, split `{s['split']}`"
+             + (f", first {s['max_tasks']} tasks per language" if s.get("max_tasks") else "")
+             + ". pass@k is the unbiased estimator (every test must pass); compile rate: Python parses, rustc builds; "
+             "protocol validity: the share of completions that are exactly one valid action. Means ± standard errors over tasks.")
+    return CardEvaluation("Held-out coding tasks", text, results)
+
+
+# Report file in the model folder -> the reader that turns it into a card block, in the card's order.
+EVALUATIONS: dict[str, Callable[[dict], CardEvaluation]] = {
+    "reward_gain.json": reward_gain_evaluation,
+    "eval_results.json": pass_at_k_evaluation,
+}
+
+
+def read_evaluations(folder: Path) -> list[CardEvaluation]:
+    """Every evaluation block whose report file the folder holds, in `EVALUATIONS` order."""
+    found = []
+    for filename, reader in EVALUATIONS.items():
+        path = folder / filename
+        if path.is_file():
+            found.append(reader(json.loads(path.read_text(encoding="utf-8"))))
+    return found
+
+
+def _metric_results(metrics: Metrics) -> list[EvalResult]:
+    return [
+        EvalResult(task_type="text-generation", dataset_type=f"rusty-{re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')}",
+                   dataset_name=name, dataset_split="test", metric_type=metric, metric_name=metric, metric_value=float(value))
+        for name, values in metrics.items() for metric, value in values.items()
+    ]
+
+
+def _extra_metrics(card: ModelCard | None) -> dict[str, dict[str, float]]:
+    """The metrics an earlier card carried that no report file backs (e.g. pretraining's held-out loss)."""
+    metrics: dict[str, dict[str, float]] = {}
+    for result in (card.data.eval_results or []) if card is not None else []:
+        if result.dataset_type not in RUSTY_DATASETS:
+            metrics.setdefault(result.dataset_name, {})[result.metric_type] = result.metric_value
+    return metrics
+
+
+def _read_recipe(folder: Path, recipe: str | os.PathLike | None) -> str | None:
+    """The recipe YAML (given as text or a path, else the folder's), local paths scrubbed, saved to the folder."""
+    if isinstance(recipe, os.PathLike) or (isinstance(recipe, str) and "\n" not in recipe and Path(recipe).is_file()):
+        recipe = Path(recipe).read_text(encoding="utf-8")
+    if recipe is None and (folder / RECIPE_FILE).is_file():
+        recipe = (folder / RECIPE_FILE).read_text(encoding="utf-8")
+    if recipe is not None:
+        recipe = scrub_paths(recipe)
+        (folder / RECIPE_FILE).write_text(recipe, encoding="utf-8")
+    return recipe
+
+
+def write_model_card(
+    folder: str | os.PathLike,
+    *,
+    metrics: Metrics | None = None,
+    recipe: str | os.PathLike | None = None,
+    base_model: str | None = None,
+    datasets: Sequence[str] | None = None,
+    tags: Sequence[str] = DEFAULT_TAGS,
+    license: str = "agpl-3.0",
+    model_name: str | None = None,
+) -> ModelCard:
+    """Write ``folder/README.md`` (metadata + body) from the folder's files and return the card.
+
+    Args:
+        folder: a saved model folder (``save_pretrained`` output).
+        metrics: extra ``{evaluation set: {metric: value}}`` no report file carries (e.g. pretraining's
+            held-out loss); None keeps an existing card's.
+        recipe: the YAML that produced the model (text or a path); None keeps ``training_recipe.yaml``.
+        base_model: Hub id the model was fine-tuned from; None keeps an existing card's.
+        datasets: Hub dataset ids trained on; None keeps an existing card's, else what the recipe names.
+        tags: Hub tags, merged with an existing card's.
+        license: an SPDX-style Hub license id.
+        model_name: the card title and model-index name (default: the folder name, or the existing card's).
+    """
+    folder = Path(folder)
+    if not (folder / "config.json").is_file():
+        raise FileNotFoundError(f"{folder} has no config.json: write the card into a folder saved with save_pretrained")
+    old = ModelCard.load(folder / "README.md", ignore_metadata_errors=True) if (folder / "README.md").is_file() else None
+    metrics = dict(metrics) if metrics is not None else _extra_metrics(old)
+    name = model_name or (old.data.model_name if old is not None and old.data.model_name else None) or folder.resolve().name
+    recipe = _read_recipe(folder, recipe)
+    facts = recipe_facts(recipe)
+    evaluations = read_evaluations(folder)
+    if datasets is None:
+        datasets = old.data.datasets if old is not None and old.data.datasets else []
+    datasets = list(dict.fromkeys([*datasets, *facts.datasets]))  # what the base saw, then this run's data
+    data = ModelCardData(
+        license=license, library_name="transformers", pipeline_tag="text-generation",
+        tags=list(dict.fromkeys([*tags, *((old.data.tags or []) if old is not None else [])])),
+        base_model=base_model or (old.data.base_model if old is not None else None), datasets=list(datasets or []) or None,
+        model_name=name, eval_results=[r for e in evaluations for r in e.results] + _metric_results(metrics) or None,
+    )
+    text = body(name, name if "/" in name else folder.resolve().name, recipe, facts, evaluations, metrics, license,
+                curves=CURVES_FILE if (folder / CURVES_FILE).is_file() else None, base_model=data.base_model)
+    card = ModelCard(f"---\n{data.to_yaml()}\n---\n{text}")
+    card.save(folder / "README.md")
+    return card
+
+
+__all__ = [
+    "CODE_CORPUS_DATASET", "CardEvaluation", "DEFAULT_TAGS", "DIALOGS_DATASET", "EVALUATIONS", "RecipeFacts",
+    "TASKS_DATASET", "pass_at_k_evaluation", "read_evaluations", "recipe_facts", "reward_gain_evaluation",
+    "write_model_card",
+]

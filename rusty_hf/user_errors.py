@@ -1,0 +1,130 @@
+"""One error path for users' mistakes: what is wrong and the fix, on stderr, with a non-zero exit.
+
+Validators raise a `UserError` (its message names the fix); every entry point runs its main through
+`run_cli`, which prints that message as one or two lines on stderr and exits 2. Anything else is a bug
+and keeps its traceback. ``--debug`` (or ``RUSTY_DEBUG=1``) shows the traceback of a user error too::
+
+    from rusty_hf.user_errors import UserError, run_cli
+
+    def main(argv=None) -> int:
+        ...
+        raise UserError("no such folder: outputs/tiny-grpo. Fix: run bash recipes/quickstart.sh first")
+
+    if __name__ == "__main__":
+        sys.exit(run_cli("rusty-terminal", main))
+
+Recipes parsed by TRL's ``TrlParser`` use `run_recipe`, which also treats what fails while parsing
+(a config's ``__post_init__`` check, a missing ``--config`` file) as the user's.
+
+The subclasses keep the builtin type a caller may already catch (a missing folder is still a
+`FileNotFoundError`, a corrupt checkpoint an `OSError`, a bad value a `ValueError`). This module imports
+nothing heavy: entry points import it before they parse their arguments.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+EXIT_USER_ERROR = 2  # argparse's own status for a bad command line
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C
+
+
+class UserError(ValueError):
+    """A mistake the user can fix; the message says what is wrong and how to fix it."""
+
+
+class NoSuchPathError(UserError, FileNotFoundError):
+    """A file or folder the user named does not exist."""
+
+
+class CheckpointError(UserError, OSError):
+    """A checkpoint folder that is incomplete, corrupt or does not fit its tokenizer."""
+
+
+class SetupError(UserError, RuntimeError):
+    """This machine lacks something the request needs (a GPU, a package, the network)."""
+
+
+def debug_requested(argv: list[str] | None = None) -> bool:
+    """True with a bare ``--debug`` (see `strip_debug_flag`) among the arguments or ``RUSTY_DEBUG`` set to 1/true/yes."""
+    args = sys.argv[1:] if argv is None else argv
+    return strip_debug_flag(args) != list(args) or os.environ.get("RUSTY_DEBUG", "").lower() in ("1", "true", "yes")
+
+
+def report(prog: str, message: str) -> None:
+    """Print ``prog: message`` on stderr (the message's own line breaks kept)."""
+    sys.stdout.flush()
+    print(f"{prog}: {message}", file=sys.stderr, flush=True)
+
+
+def run_cli(prog: str, main: Callable[[], int | None], argv: list[str] | None = None) -> int:
+    """Run ``main()``; a `UserError` becomes one message on stderr and exit status 2, Ctrl-C exit 130.
+
+    Returns main's exit status (None counts as 0). With ``--debug`` in ``argv`` (default ``sys.argv``)
+    or ``RUSTY_DEBUG=1`` a user error is re-raised with its traceback.
+    """
+    try:
+        status = main()
+    except UserError as err:
+        if debug_requested(argv):
+            raise
+        report(prog, str(err))
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        report(prog, "interrupted")
+        return EXIT_INTERRUPTED
+    return int(status or 0)
+
+
+def run_recipe(prog: str, parser: Any, main: Callable[..., object], argv: list[str] | None = None) -> int:
+    """Parse a recipe's arguments with ``parser`` (TRL's ``TrlParser`` or transformers' ``HfArgumentParser``)
+    and call ``main(*parsed)`` under `run_cli`.
+
+    What fails while parsing is the user's: a missing ``--config`` file, YAML that is not a mapping, a
+    value a config's ``__post_init__`` refuses (TRL's and ours raise ValueError). A bare ``--debug`` is
+    taken out before parsing (TrainingArguments owns ``--debug <option>``).
+    """
+    argv = sys.argv[1:] if argv is None else list(argv)
+
+    def parse_and_run() -> None:
+        try:
+            parse = getattr(parser, "parse_args_and_config", None) or parser.parse_args_into_dataclasses
+            parsed = parse(args=strip_debug_flag(argv))
+        except FileNotFoundError as err:
+            raise NoSuchPathError(f"no such file: {err.filename} (--config). Fix: pass an existing YAML recipe.") from err
+        except (ValueError, TypeError) as err:
+            fix = "" if "Fix" in str(err) else "\nFix: correct that argument (command line or --config YAML)."
+            raise UserError(f"{err}{fix}") from err
+        main(*parsed)
+
+    return run_cli(prog, parse_and_run, argv)
+
+
+def strip_debug_flag(argv: list[str]) -> list[str]:
+    """``argv`` without a bare ``--debug`` (one not followed by a value), for parsers that reserve the
+    name: transformers' TrainingArguments has ``--debug <option>``, so only the bare flag is ours."""
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] == "--debug" and (i + 1 == len(argv) or argv[i + 1].startswith("-")):
+            i += 1
+            continue
+        out.append(argv[i])
+        i += 1
+    return out
+
+
+__all__ = [
+    "CheckpointError",
+    "EXIT_USER_ERROR",
+    "NoSuchPathError",
+    "SetupError",
+    "UserError",
+    "debug_requested",
+    "report",
+    "run_cli",
+    "run_recipe",
+    "strip_debug_flag",
+]

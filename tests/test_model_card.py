@@ -1,0 +1,119 @@
+"""The model card built from a checkpoint folder: Hub metadata the library accepts, every block, no local paths."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from huggingface_hub import ModelCard, ModelCardData
+from huggingface_hub.repocard_data import eval_results_to_model_index, model_index_to_eval_results
+
+from rusty_hf.model_card import DIALOGS_DATASET, EVALUATIONS, TASKS_DATASET, write_model_card
+from rusty_hf.publishing import base_lineage, drop_stale_reports
+from rusty_hf.reward_gain import RewardScore, compare
+
+GAIN_SETTINGS = {"reward_names": ["execution", "protocol"], "num_samples": 4, "languages": ["python"], "temperature": 0.7,
+                 "max_new_tokens": 160, "seed": 0, "reward_weights": [1.0, 0.5], "batch_size": 4, "device": "auto"}
+
+
+def _gain_report(home: str) -> dict:
+    before = RewardScore(f"{home}/runs/tiny-sft", [1.0, 1.2, 0.9, 1.1], {"execution": 0.1, "protocol": 0.95})
+    after = RewardScore(f"{home}/runs/tiny-grpo", [1.3, 1.2, 1.25, 1.35], {"execution": 0.2, "protocol": 1.0})
+    return {**compare(before, after), "settings": GAIN_SETTINGS}
+
+
+def _eval_report(num_tasks: int) -> dict:
+    row = {"pass@1": 0.125, "compile_rate": 0.75, "num_tasks": num_tasks, "num_samples": 2 * num_tasks,
+           "stderr": {"pass@1": 0.05, "compile_rate": 0.04}}
+    settings = {"languages": ["python"], "split": "test", "num_samples": 2, "k": [1], "temperature": 0.8, "top_p": 0.95,
+                "max_new_tokens": 160, "batch_size": 4, "seed": 0, "max_tasks": None}
+    return {"settings": settings, "skipped": {"rust": "rustc was not found"}, "tasks": [],
+            "aggregate": {"python": {**row, "by_difficulty": {"2": dict(row, num_tasks=num_tasks // 2)}},
+                          "protocol": {"protocol_validity": 0.98, "num_completions": 2 * num_tasks}}}
+
+
+@pytest.fixture
+def folder(tmp_path) -> Path:
+    """A model folder as the quickstart leaves it: config, an RL recipe with local absolute paths, curves, reports."""
+    folder = tmp_path / "tiny-grpo"
+    folder.mkdir()
+    (folder / "config.json").write_text('{"model_type": "tiny_rwkv"}')
+    (folder / "training_curves.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (folder / "reward_gain.json").write_text(json.dumps(_gain_report(str(tmp_path))))
+    (folder / "eval_results.json").write_text(json.dumps(_eval_report(47)))
+    recipe = (f"# Model arguments (ModelConfig)\nmodel_name_or_path: {tmp_path}/runs/tiny-sft\n"
+              f"# Data and script arguments (RLScriptArguments)\ntokenizer_name_or_path: {Path.home()}/tok\n"
+              f"reward_funcs:\n- execution\n- protocol\n# Trainer config (GRPOConfig)\noutput_dir: {folder}\n"
+              "reward_weights:\n- 1.0\n- 0.5\n")
+    write_model_card(folder, recipe=recipe)
+    return folder
+
+
+def test_the_metadata_passes_huggingface_hubs_own_checks(folder):
+    card = ModelCard.load(folder / "README.md", ignore_metadata_errors=False)  # raises on invalid metadata
+    data = card.data
+    assert (data.license, data.library_name, data.pipeline_tag) == ("agpl-3.0", "transformers", "text-generation")
+    assert data.datasets == [TASKS_DATASET] and data.base_model is None  # the base is a local folder
+    name, results = model_index_to_eval_results(data.to_dict()["model-index"])
+    assert name == "tiny-grpo" and eval_results_to_model_index(name, results) == data.to_dict()["model-index"]
+    assert ModelCardData(**yaml.safe_load(card.content.split("---")[1])).eval_results == data.eval_results
+
+
+def test_the_rl_gain_and_pass_at_k_are_indexed_with_their_settings(folder):
+    results = {(r.dataset_config, r.metric_type): r for r in ModelCard.load(folder / "README.md").data.eval_results}
+    gain = results[("python", "reward_gain")]
+    assert gain.dataset_type == TASKS_DATASET and gain.metric_value == pytest.approx(_gain_report("/x")["gain"])
+    assert gain.metric_args == {"num_samples": 4, "temperature": 0.7, "rewards": ["execution", "protocol"],
+                                "reward_weights": [1.0, 0.5], "seed": 0}
+    assert results[("python", "reward_gain_stderr")].metric_value > 0
+    assert results[("python", "pass@1")].metric_value == 0.125 and results[("all", "protocol_validity")].metric_value == 0.98
+
+
+def test_the_body_has_curves_rewards_use_limitations_and_settings(folder):
+    text = ModelCard.load(folder / "README.md").text
+    for piece in ("![Reward and loss per step](training_curves.png)", "`execution` (weight 1)", "`protocol` (weight 0.5)",
+                  "## Intended use", "## Limitations", "4 samples each at temperature 0.7", "**gain**",
+                  "2 samples per task at temperature 0.8", "| python | 2 | 23 |", "rust | skipped: rustc was not found",
+                  "Fine-tuned from a local checkpoint, `tiny-sft`", f"`{TASKS_DATASET}`"):
+        assert piece in text, piece
+
+
+def test_no_local_absolute_path_reaches_the_card(folder, tmp_path):
+    content = (folder / "README.md").read_text()
+    assert str(tmp_path) not in content and str(Path.home()) not in content
+    assert "model_name_or_path: tiny-sft" in content and "output_dir: tiny-grpo" in content
+    assert str(tmp_path) not in (folder / "training_recipe.yaml").read_text()
+
+
+def test_dataset_names_do_not_change_with_the_task_count(folder):
+    first = {(r.dataset_type, r.dataset_name, r.dataset_config) for r in ModelCard.load(folder / "README.md").data.eval_results}
+    (folder / "eval_results.json").write_text(json.dumps(_eval_report(12)))
+    second = {(r.dataset_type, r.dataset_name, r.dataset_config) for r in write_model_card(folder).data.eval_results}
+    assert first == second
+
+
+def test_a_rebuild_keeps_the_recipe_and_an_sft_card_names_its_data(tmp_path):
+    folder = tmp_path / "tiny-sft"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    write_model_card(folder, recipe="# Data and script arguments (RustyScriptArguments)\nnum_dialogs: 64\n")
+    card = write_model_card(folder)
+    assert "num_dialogs: 64" in card.text and card.data.datasets == [DIALOGS_DATASET, TASKS_DATASET]
+    assert "Trained from freshly initialised weights." in card.text and "Not evaluated yet" in card.text
+
+
+def test_a_local_base_passes_on_its_hub_name_and_datasets(tmp_path):
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "config.json").write_text("{}")
+    write_model_card(base, recipe="num_dialogs: 64\n", model_name="me/rusty-sft")
+    assert base_lineage(str(base)) == ("me/rusty-sft", [DIALOGS_DATASET, TASKS_DATASET])
+    assert base_lineage("org/hub-model") == ("org/hub-model", None) and base_lineage(None) == (None, None)
+
+
+def test_reports_of_replaced_weights_are_dropped(folder, capsys):
+    drop_stale_reports(folder)
+    assert not any((folder / name).exists() for name in EVALUATIONS)
+    assert "measured the weights this run replaced" in capsys.readouterr().out
