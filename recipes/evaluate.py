@@ -1,10 +1,17 @@
-"""Evaluate a Rusty checkpoint on the held-out tasks: pass@k and compile rate per language and difficulty,
-protocol validity.
+"""Evaluate a Rusty checkpoint on the held-out tasks (pass@k and compile rate per language and difficulty,
+protocol validity) or on the held-out terminal requests (``--suite terminal``).
 
     python recipes/evaluate.py --model_name_or_path outputs/tiny-sft --num_samples 4 --k 1 2
     python recipes/evaluate.py --model_name_or_path outputs/tiny-grpo --compare_to outputs/tiny-sft/eval_results.json
     python recipes/evaluate.py --model_name_or_path outputs/tiny-sft --update_model_card   # numbers into README.md
     python recipes/evaluate.py --config eval.yaml     # the same keys from a YAML file (TrlParser)
+    python recipes/evaluate.py --suite terminal --model_name_or_path outputs/tiny-grpo --update_model_card
+
+``--suite terminal`` plays every held-out terminal request as rusty-terminal would (greedy, constrained,
+copy bias; `rusty_hf.terminal_eval`), judges each action by executing it on a fresh copy of the
+request's fixture, and reports first-action and episode success per part and intent, as mean ±
+standard error, to ``<model>/terminal_eval.json`` (``--compare_to`` an earlier terminal report gives
+the paired difference).
 
 Samples n completions per held-out task with the chat template, runs each against the task's tests in
 the sandbox (rustc for Rust; without rustc, Rust is skipped with the reason), and computes the numbers
@@ -39,6 +46,7 @@ from rusty_hf.evaluation import (
 )
 from rusty_hf.inference import load_model, load_tokenizer_for
 from rusty_hf.publishing import push_folder, write_model_card
+from rusty_hf.terminal_eval import compare_terminal, evaluate_terminal, format_terminal_comparison, format_terminal_table
 from rusty_hf.user_errors import UserError, run_recipe
 
 
@@ -47,6 +55,11 @@ class EvalArguments:
     """What to evaluate and how to sample."""
 
     model_name_or_path: str = field(default="outputs/tiny-sft", metadata={"help": "Checkpoint folder or Hub id."})
+    suite: str = field(default="tasks", metadata={"help": "tasks (held-out coding tasks) or terminal (held-out terminal requests)."})
+    terminal_cache_dir: str = field(
+        default="outputs/terminal_fixtures", metadata={"help": "--suite terminal: where the fixture repositories are built."}
+    )
+    copy_bias: bool = field(default=True, metadata={"help": "--suite terminal: decode with the copy bias, as rusty-terminal does."})
     tokenizer_name_or_path: str | None = field(default=None, metadata={"help": "Tokenizer; default: the model's."})
     num_samples: int = field(default=4, metadata={"help": "Completions sampled per task (n of pass@k)."})
     k: list[int] = field(default_factory=lambda: [1], metadata={"help": "k values of pass@k; each <= num_samples."})
@@ -86,13 +99,16 @@ class EvalArguments:
             raise ValueError(f"unknown language(s) {unknown}; choose from {list(LANGUAGES)}")
         if self.push_to_hub and not self.hub_model_id:
             raise ValueError("--push_to_hub needs --hub_model_id <namespace/name>")
+        if self.suite not in ("tasks", "terminal"):
+            raise ValueError(f"suite must be 'tasks' or 'terminal', got {self.suite!r}")
         if self.split not in ("train", "test"):
             raise ValueError(f"split must be 'train' or 'test', got {self.split!r}")
 
 
 def default_output_file(args: EvalArguments) -> Path:
+    name = "terminal_eval.json" if args.suite == "terminal" else "eval_results.json"
     folder = Path(args.model_name_or_path)
-    return folder / "eval_results.json" if folder.is_dir() else Path("eval_results.json")
+    return folder / name if folder.is_dir() else Path(name)
 
 
 def load(args: EvalArguments):
@@ -104,23 +120,60 @@ def load(args: EvalArguments):
     return to_inference_device(model, args.device), tokenizer
 
 
-def read_baseline(path: str) -> dict:
+def read_baseline(path: str, suite: str = "tasks") -> dict:
     """An earlier report, checked to be one; a missing or malformed file fails before any sampling."""
     try:
         report = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise UserError(f"--compare_to {path}: cannot read it as a report ({exc}). Fix: point it at an eval_results.json") from None
-    if not isinstance(report, dict) or not isinstance(report.get("tasks"), list):
-        raise UserError(f"--compare_to {path}: not an evaluation report (no 'tasks' list). Fix: point it at an eval_results.json")
+        raise UserError(f"--compare_to {path}: cannot read it as a report ({exc}). Fix: point it at an earlier report") from None
+    key, name = ("samples", "terminal_eval.json") if suite == "terminal" else ("tasks", "eval_results.json")
+    if not isinstance(report, dict) or not isinstance(report.get(key), list):
+        raise UserError(f"--compare_to {path}: not a {suite} report (no '{key}' list). Fix: point it at a {name}")
     return report
 
 
 def main(args: EvalArguments) -> dict:
-    baseline = read_baseline(args.compare_to) if args.compare_to else None
+    baseline = read_baseline(args.compare_to, args.suite) if args.compare_to else None
     folder = Path(args.model_name_or_path)
     if (args.update_model_card or args.push_to_hub) and not folder.is_dir():
         raise UserError(f"--update_model_card / --push_to_hub need a local model folder; {folder} is not one")
     model, tokenizer = load(args)
+    if args.suite == "terminal":
+        report = terminal_report(args, model, tokenizer, baseline)
+    else:
+        report = tasks_report(args, model, tokenizer, baseline)
+    output = Path(args.output_file) if args.output_file else default_output_file(args)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(f"report written to {output}")
+    if args.update_model_card:
+        in_folder = folder / default_output_file(args).name  # the card reads its reports from the folder
+        if output.resolve() != in_folder.resolve():
+            in_folder.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        write_model_card(folder)
+        print(f"metrics written to {folder / 'README.md'}")
+    if args.push_to_hub:
+        commit = push_folder(folder, args.hub_model_id, commit_message="Add evaluation results")
+        print(f"pushed {folder} to {commit.commit_url}")
+    return report
+
+
+def terminal_report(args: EvalArguments, model, tokenizer, baseline: dict | None) -> dict:
+    report = evaluate_terminal(model, tokenizer, args.terminal_cache_dir, seed=args.seed, copy=args.copy_bias,
+                               batch_size=args.batch_size * 4)  # fmt: skip
+    report["settings"] |= {"model": args.model_name_or_path}
+    print(format_terminal_table(report))
+    if baseline is not None:
+        try:
+            report["comparison"] = {"baseline": args.compare_to, **compare_terminal(baseline, report)}
+        except ValueError as exc:
+            raise UserError(f"--compare_to {args.compare_to}: {exc}. Fix: compare reports of the same suite version and seed") from None
+        print(f"compared with {args.compare_to} (paired over requests):")
+        print(format_terminal_comparison({k: v for k, v in report["comparison"].items() if k != "baseline"}))
+    return report
+
+
+def tasks_report(args: EvalArguments, model, tokenizer, baseline: dict | None) -> dict:
     report = evaluate_model(
         model, tokenizer, languages=args.languages, split=args.split, num_samples=args.num_samples, k=args.k,
         temperature=args.temperature, top_p=args.top_p, max_new_tokens=args.max_new_tokens, batch_size=args.batch_size,
@@ -130,22 +183,10 @@ def main(args: EvalArguments) -> dict:
     if baseline is not None:
         report["comparison"] = {"baseline": args.compare_to, "baseline_model": baseline.get("settings", {}).get("model"),
                                 **compare_reports(baseline, report)}
-    output = Path(args.output_file) if args.output_file else default_output_file(args)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(format_table(report))
     if baseline is not None:
         print(f"compared with {args.compare_to} (paired over tasks):")
         print(format_comparison({k: v for k, v in report["comparison"].items() if k in LANGUAGES}))
-    print(f"report written to {output}")
-    if args.update_model_card:
-        if output.resolve() != (folder / "eval_results.json").resolve():  # the card reads its reports from the folder
-            (folder / "eval_results.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        write_model_card(folder)
-        print(f"metrics written to {folder / 'README.md'}")
-    if args.push_to_hub:
-        commit = push_folder(folder, args.hub_model_id, commit_message="Add evaluation results")
-        print(f"pushed {folder} to {commit.commit_url}")
     return report
 
 

@@ -29,12 +29,12 @@ from pathlib import Path
 import yaml
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
-from rusty_hf.model_card_body import CODE_CORPUS_DATASET, DIALOGS_DATASET, TASKS_DATASET, body, scrub_paths
+from rusty_hf.model_card_body import CODE_CORPUS_DATASET, DIALOGS_DATASET, TASKS_DATASET, TERMINAL_DATASET, body, scrub_paths
 
 DEFAULT_TAGS: tuple[str, ...] = ("rusty", "rwkv", "tiny-rwkv", "trl", "code", "agent")
 RECIPE_FILE = "training_recipe.yaml"
 CURVES_FILE = "training_curves.png"  # rusty_hf.trainers.training_log.CURVES_FILENAME
-RUSTY_DATASETS = (TASKS_DATASET, DIALOGS_DATASET, CODE_CORPUS_DATASET)
+RUSTY_DATASETS = (TASKS_DATASET, DIALOGS_DATASET, CODE_CORPUS_DATASET, TERMINAL_DATASET)
 
 Metrics = Mapping[str, Mapping[str, float]]  # {evaluation set: {metric name: value}}
 
@@ -62,9 +62,11 @@ def recipe_facts(recipe: str | None) -> RecipeFacts:
     elif "PretrainScriptArguments" in recipe:
         datasets = [CODE_CORPUS_DATASET]
     elif rl:
-        datasets = [TASKS_DATASET]
-    else:  # SFT: the dialogs, plus the training tasks unless task_repeats is 0
-        datasets = [DIALOGS_DATASET] + ([TASKS_DATASET] if values.get("task_repeats", 1) else [])
+        datasets = [TASKS_DATASET] + ([TERMINAL_DATASET] if values.get("num_terminal") else [])
+    else:  # SFT: the dialogs, terminal requests and training tasks that the recipe asked for
+        datasets = (([DIALOGS_DATASET] if values.get("num_dialogs", 1) else [])
+                    + ([TERMINAL_DATASET] if values.get("num_terminal") else [])
+                    + ([TASKS_DATASET] if values.get("task_repeats", 1) else []))  # fmt: skip
     return RecipeFacts(values.get("model_name_or_path"), list(zip(names, map(float, weights))), datasets)
 
 
@@ -140,10 +142,46 @@ def pass_at_k_evaluation(report: dict) -> CardEvaluation:
     return CardEvaluation("Held-out coding tasks", text, results)
 
 
+def terminal_evaluation(report: dict) -> CardEvaluation:
+    """First-action and episode success on the held-out terminal requests (``evaluate.py --suite terminal``)."""
+    from rusty_hf.terminal_eval import format_terminal_comparison, format_terminal_table
+
+    s = report["settings"]
+    text = format_terminal_table(report)
+    rows = ["| intent | part | first-action success | episode success |", "|---|---|---:|---:|"]
+    for name, block in report["intents"].items():
+        first, episode = block["first_action_success"], block["episode_success"]
+        rows.append(f"| {name} | {block['part']} | {first['mean']:.2f} (n={first['n']}) | "
+                    + ("-" if episode["mean"] is None else f"{episode['mean']:.2f} (n={episode['n']})") + " |")
+    comparison = {k: v for k, v in report.get("comparison", {}).items() if k != "baseline"}
+    if comparison:
+        text += "\n\nAgainst the model before RL, paired over the same requests:\n\n" + format_terminal_comparison(comparison)
+    text += ("\n\n<details><summary>Per intent</summary>\n\n" + "\n".join(rows) + "\n\n</details>"
+             f"\n\nSettings: {s['requests']} held-out requests (phrasings never trained; `seen_values` names files and "
+             "symbols that training used, `new_values` only names it never saw, `new_intents` three intents never "
+             f"trained), {s['decoding']} decoding, constrained to the protocol"
+             + (", with the copy bias for names in the request" if s.get("copy_bias") else "")
+             + f", at most {s['max_new_tokens']} new tokens and {s['max_steps']} actions per request, seed {s['seed']}."
+             " Each action is judged by executing it in the sandbox on a fresh copy of the request's fixture repository"
+             " (the listing, the count, the test run, the files left behind), a final MSG by the fact it states."
+             " Means ± standard errors over requests.")
+    args = {"requests": s["requests"], "decoding": s["decoding"], "copy_bias": bool(s.get("copy_bias")), "seed": s["seed"]}
+    results = []
+    for part, block in [("all", report["overall"]), *report["parts"].items()]:
+        for metric in ("first_action_success", "episode_success"):
+            if block[metric]["mean"] is not None:
+                results.append(EvalResult(
+                    task_type="text-generation", dataset_type=TERMINAL_DATASET, dataset_name=f"Rusty terminal requests, held-out ({part})",
+                    dataset_config=part, dataset_split="test", metric_type=metric, metric_name=metric.replace("_", " "),
+                    metric_value=float(block[metric]["mean"]), metric_args=args))  # fmt: skip
+    return CardEvaluation("Held-out terminal requests", text, results)
+
+
 # Report file in the model folder -> the reader that turns it into a card block, in the card's order.
 EVALUATIONS: dict[str, Callable[[dict], CardEvaluation]] = {
     "reward_gain.json": reward_gain_evaluation,
     "eval_results.json": pass_at_k_evaluation,
+    "terminal_eval.json": terminal_evaluation,
 }
 
 
@@ -237,6 +275,6 @@ def write_model_card(
 
 __all__ = [
     "CODE_CORPUS_DATASET", "CardEvaluation", "DEFAULT_TAGS", "DIALOGS_DATASET", "EVALUATIONS", "RecipeFacts",
-    "TASKS_DATASET", "pass_at_k_evaluation", "read_evaluations", "recipe_facts", "reward_gain_evaluation",
-    "write_model_card",
+    "TASKS_DATASET", "TERMINAL_DATASET", "pass_at_k_evaluation", "read_evaluations", "recipe_facts", "reward_gain_evaluation",
+    "terminal_evaluation", "write_model_card",
 ]

@@ -30,10 +30,10 @@ from transformers import LogitsProcessorList, PreTrainedModel, PreTrainedTokeniz
 from rusty_hf.agent.tool_calling import enable_tool_calling
 from rusty_hf.data.terminal.checks import Verdict, judge, observe
 from rusty_hf.data.terminal.dataset import PARTS, Request, heldout_requests
-from rusty_hf.data.terminal.fixtures import materialize
+from rusty_hf.data.terminal.fixtures import materialize, workspace_paths
 from rusty_hf.evaluation import mean_and_stderr
 from rusty_hf.protocol import Action, ProtocolError, ProtocolLogitsProcessor, parse_action
-from rusty_hf.protocol.copying import copy_sources
+from rusty_hf.protocol.copying import copy_candidates, copy_sources
 from rusty_hf.tokenizer import generation_eos_ids
 
 MAX_STEPS = 3
@@ -49,11 +49,13 @@ def generate_replies(
     max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
     constrained: bool = True,
     copy: bool = True,
+    workspace_names: Sequence[list[str]] | None = None,
 ) -> list[str]:
     """One greedy reply per conversation, batched with left padding, as the terminal decodes.
 
-    ``copy`` adds the copy bias (`rusty_hf.protocol.copying`) from each conversation's last request and
-    the command outputs since, as rusty-terminal does (constrained decoding only).
+    ``copy`` adds the copy bias (`rusty_hf.protocol.copying`) for the names in each conversation's last
+    request and the command outputs since, and those that ``workspace_names`` (per conversation: the
+    paths in its work dir) confirm, as rusty-terminal does (constrained decoding only).
     """
     tokenizer.padding_side = "left"
     eos = generation_eos_ids(tokenizer)
@@ -65,8 +67,11 @@ def generate_replies(
         inputs = tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
         processors = LogitsProcessorList()
         if constrained:
-            sources = [copy_sources(conversations[i]) for i in batch] if copy else None
-            processors.append(ProtocolLogitsProcessor(tokenizer, max_new_tokens=max_new_tokens, copy_sources=sources))
+            names = None
+            if copy:
+                names = [copy_candidates(copy_sources(conversations[i]), workspace_names[i] if workspace_names else ())
+                         for i in batch]  # fmt: skip
+            processors.append(ProtocolLogitsProcessor(tokenizer, max_new_tokens=max_new_tokens, copy_names=names))
         with torch.no_grad():
             out = model.generate(**inputs, max_new_tokens=max_new_tokens, do_sample=False, logits_processor=processors,
                                  eos_token_id=eos, pad_token_id=tokenizer.pad_token_id)  # fmt: skip
@@ -90,13 +95,15 @@ def run_episodes(model, tokenizer, requests: Sequence[Request], cache_dir: str |
     tokenizer = enable_tool_calling(tokenizer)
     roots = [materialize(r.fixture, cache_dir) for r in requests]
     conversations = [r.row()["prompt"] for r in requests]
+    names = [workspace_paths(r.fixture) for r in requests]
     records = [{"intent": r.intent, "part": r.part, "request": r.text, "multi_turn": r.multi_turn, "replies": [],
                 "valid": [], "first_ok": False, "episode_ok": False, "reason": ""} for r in requests]  # fmt: skip
     live = list(range(len(requests)))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for step in range(max_steps):
             replies = generate_replies(model, tokenizer, [conversations[i] for i in live], batch_size=batch_size,
-                                       max_new_tokens=max_new_tokens, constrained=constrained, copy=copy)  # fmt: skip
+                                       max_new_tokens=max_new_tokens, constrained=constrained, copy=copy,
+                                       workspace_names=[names[i] for i in live])  # fmt: skip
             actions = [_parse(text) for text in replies]
 
             def judged(job) -> Verdict:
@@ -192,4 +199,33 @@ def format_terminal_table(report: dict) -> str:
     for name, block in [*report["parts"].items(), ("overall (trained intents)", report["overall"])]:
         lines.append(f"| {name} | {_cell(block['first_action_success'])} | {_cell(block['episode_success'])} | "
                      f"{_cell(block['action_type_accuracy'])} | {_cell(block['protocol_validity'])} |")  # fmt: skip
+    return "\n".join(lines)
+
+
+def compare_terminal(before: dict, after: dict) -> dict:
+    """``after`` − ``before`` on the same requests, paired: first-action and episode success per part and
+    overall (trained intents), each as a mean difference with its standard error."""
+    a, b = before["samples"], after["samples"]
+    if [(s["intent"], s["request"]) for s in a] != [(s["intent"], s["request"]) for s in b]:
+        raise ValueError("the two terminal reports were not run on the same requests (another seed or version?)")
+
+    def diff(select, key: str) -> dict:
+        pairs = [(x[key], y[key]) for x, y in zip(a, b) if select(x) and (key != "episode_ok" or x["multi_turn"])]
+        if not pairs:
+            return {"mean": None, "stderr": None, "n": 0}
+        mean, stderr = mean_and_stderr([float(y) - float(x) for x, y in pairs])
+        return {"mean": mean, "stderr": stderr, "n": len(pairs)}
+
+    groups = {"overall (trained intents)": lambda s: s["part"] != "new_intents",
+              **{part: (lambda s, p=part: s["part"] == p) for part in PARTS}}  # fmt: skip
+    return {name: {"first_action_success": diff(pick, "first_ok"), "episode_success": diff(pick, "episode_ok")}
+            for name, pick in groups.items()}  # fmt: skip
+
+
+def format_terminal_comparison(comparison: dict) -> str:
+    lines = ["| part | first-action success, after − before | episode success, after − before |", "|---|---|---|"]
+    for name, row in comparison.items():
+        cells = [("-" if s["mean"] is None else f"{s['mean']:+.3f} ± {s['stderr']:.3f} (n={s['n']})")
+                 for s in (row["first_action_success"], row["episode_success"])]  # fmt: skip
+        lines.append(f"| {name} | {cells[0]} | {cells[1]} |")
     return "\n".join(lines)

@@ -58,13 +58,11 @@ DEFAULT_VOCAB_SIZE = 24_000
 _MIN_VOCAB_SIZE = 256 + len(SPECIAL_TOKENS)  # the byte alphabet plus the specials, before any merge
 _BUILD_HINT = "build one with `python recipes/build_tokenizer.py --output_dir <folder>`"
 
-RUSTY_SYSTEM_PROMPT = (
-    "You are Rusty, a tiny terminal coding assistant. Be blunt and technically dense: no greetings, "
-    "no filler, no apologies. Answer every turn with exactly one JSON object and nothing else, one of\n"
-    '{"action": "MSG", "message": "<text for the user>"}\n'
-    '{"action": "CMD", "command": "<one shell command to run>"}\n'
-    '{"action": "EDIT", "path": "<file to write>", "content": "<the complete new file>"}'
-)
+# The persona every conversation starts with (the chat template's default system message). Short on
+# purpose: Rusty learns the protocol and its manner from data, not from instructions, and a recurrent
+# model reads a request best when little comes before it (a 115-token prompt describing the protocol
+# cut held-out terminal success from 0.34 to 0.15 for the quickstart's model at the same budget).
+RUSTY_SYSTEM_PROMPT = "You are Rusty, a blunt terminal assistant."
 
 
 # A turn is <|role|>content<|end|> with no whitespace around the markers (every tag trims with `-`): the

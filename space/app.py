@@ -67,12 +67,23 @@ CSS = """
 """
 
 
+# A new visitor's work dir: a small project to ask about ("what files are here?", "run hello.py").
+DEMO_FILES = {
+    "README.md": "# demo\n\nA tiny project to try Rusty on.\n",
+    "hello.py": "print('hello from the demo')\n",
+    "notes.txt": "list the files\nrun hello.py\ncount the lines of notes.txt\n",
+}
+
+
 class Session:
-    """One visitor's conversation and work dir (a private temp dir, removed when the session ends)."""
+    """One visitor's conversation and work dir (a private temp dir holding `DEMO_FILES`, removed when
+    the session ends)."""
 
     def __init__(self) -> None:
         self.turns: list[dict[str, str]] = []
         self.workdir = Path(tempfile.mkdtemp(prefix="rusty-space-"))
+        for name, content in DEMO_FILES.items():
+            (self.workdir / name).write_text(content, encoding="utf-8")
 
     def write(self, path: str, content: str) -> str | None:
         """Write an EDIT into the work dir; returns why it was refused, or None."""
@@ -134,6 +145,7 @@ def build_demo(
     import gradio as gr
 
     from rusty_hf.inference import stream_reply
+    from rusty_hf.protocol.copying import copy_candidates, copy_sources
 
     def respond(message: str, history: list, constrained: bool, session: Session | None):
         message = (message or "").strip()
@@ -149,7 +161,9 @@ def build_demo(
         ]
         text = ""
         try:
-            for text in stream_reply(model, tokenizer, session.turns, max_new_tokens=max_new_tokens, constrained=constrained):
+            names = copy_candidates(copy_sources(session.turns), session.files())
+            for text in stream_reply(model, tokenizer, session.turns, max_new_tokens=max_new_tokens, constrained=constrained,
+                                     copy_names=names):  # fmt: skip
                 history[-1] = {"role": "assistant", "content": render.render_partial(text)}
                 yield history, render.render_files(session.files()), session, ""
         except Exception:

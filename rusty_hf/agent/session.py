@@ -43,6 +43,7 @@ from rusty_hf.protocol import (
     ProtocolLogitsProcessor,
     parse_action,
 )
+from rusty_hf.protocol.copying import copy_candidates, copy_sources
 from rusty_hf.tokenizer import generation_eos_ids
 
 MAX_RESULT_CHARS = 2000  # what the model sees of a command's output (its tail)
@@ -75,6 +76,9 @@ class AgentSession:
         max_retries: extra tries after a malformed reply, per step.
         max_steps: actions per user message before control returns to the user.
         constrained: decode under ``ProtocolLogitsProcessor`` (valid actions only).
+        copy: with ``constrained``, favour tokens that copy a name of the user's request or of the
+            command outputs since (`rusty_hf.protocol.copying`), and request words that name a path of
+            the workspace: Rusty writes the file it was asked about, not one it remembers.
         dry_run: show CMD/EDIT without executing them (toggle at any time).
         on_text: called with each streamed chunk of model text.
         on_retry: called with each ProtocolError before its correction is sent.
@@ -91,6 +95,7 @@ class AgentSession:
         max_retries: int = 2,
         max_steps: int = 4,
         constrained: bool = True,
+        copy: bool = True,
         dry_run: bool = False,
         on_text: Callable[[str], None] | None = None,
         on_retry: Callable[[ProtocolError], None] | None = None,
@@ -102,7 +107,7 @@ class AgentSession:
         self.tokenizer = enable_tool_calling(tokenizer)
         self.workspace = workspace
         self.max_new_tokens, self.max_retries, self.max_steps = max_new_tokens, max_retries, max_steps
-        self.constrained, self.dry_run = constrained, dry_run
+        self.constrained, self.copy, self.dry_run = constrained, copy, dry_run
         self.on_text, self.on_retry = on_text, on_retry
         self.eos_ids = generation_eos_ids(tokenizer)
         self.system_prompt = system_prompt
@@ -186,7 +191,10 @@ class AgentSession:
         streamer = TextIteratorStreamer(self.tokenizer, skip_prompt=True, skip_special_tokens=True)
         processors = LogitsProcessorList()
         if self.constrained:
-            processors.append(ProtocolLogitsProcessor(self.tokenizer, max_new_tokens=self.max_new_tokens))
+            names = None
+            if self.copy:
+                names = [copy_candidates(copy_sources(self.messages), self.workspace.paths())]
+            processors.append(ProtocolLogitsProcessor(self.tokenizer, max_new_tokens=self.max_new_tokens, copy_names=names))
         kwargs = dict(
             **inputs, max_new_tokens=self.max_new_tokens, do_sample=False, streamer=streamer,
             logits_processor=processors, eos_token_id=self.eos_ids, pad_token_id=self.tokenizer.pad_token_id,

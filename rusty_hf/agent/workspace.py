@@ -231,6 +231,19 @@ class Workspace:
         finally:
             os.close(dir_fd)
 
+    def paths(self, limit: int = 500) -> list[str]:
+        """Relative paths of the workspace's files and folders (dotfiles and excluded folders left out),
+        at most ``limit``: what a listing would show, for the decoder's copy bias."""
+        found: list[str] = []
+        for folder, dirs, names in os.walk(self.root):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d.lower() not in EXCLUDED_DIRS)
+            rel = os.path.relpath(folder, self.root)
+            for name in sorted(dirs) + sorted(n for n in names if not n.startswith(".")):
+                found.append(name if rel == "." else f"{rel}/{name}")
+                if len(found) >= limit:
+                    return found
+        return found
+
     def files(self) -> dict[str, bytes]:
         """The workspace's regular files (relative path -> bytes), as a command sees them.
 

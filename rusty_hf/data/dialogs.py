@@ -43,7 +43,7 @@ _FACTS = [  # (question, blunt answer)
     ("what is a mutex for?", "Only one thread holds it at a time, so shared data is never written concurrently."),
     ("what does `?` do in rust?", "Returns early with the error of a Result or None of an Option; otherwise unwraps."),
     ("are python dicts ordered?", "Yes, insertion order is guaranteed since 3.7."),
-    ("thanks!", "Done. Next task?"),
+    ("thanks, that worked!", "Done. Next task?"),
 ]
 
 

@@ -45,8 +45,12 @@ def stream_reply(
     temperature: float = 0.7,
     max_prompt_tokens: int = 2048,
     timeout_s: float = 120.0,
+    copy_names: list[str] | None = None,
 ) -> Iterator[str]:
     """Yield the reply decoded so far, token by token, until generation ends.
+
+    ``copy_names`` (with ``constrained``): names the reply may copy, favoured by the protocol's copy
+    bias (`rusty_hf.protocol.copying.copy_candidates` of the request and the work dir's paths).
 
     Raises whatever `generate` raised in its thread, after the stream ends.
     """
@@ -57,7 +61,8 @@ def stream_reply(
         from rusty_hf.protocol import ProtocolLogitsProcessor  # the protocol package is optional here
 
         processors.append(
-            ProtocolLogitsProcessor(tokenizer, prompt_length=inputs["input_ids"].shape[1], max_new_tokens=max_new_tokens)
+            ProtocolLogitsProcessor(tokenizer, prompt_length=inputs["input_ids"].shape[1], max_new_tokens=max_new_tokens,
+                                    copy_names=None if copy_names is None else [copy_names])
         )
     kwargs = dict(
         **inputs,

@@ -69,9 +69,9 @@ class ProtocolLogitsProcessor(LogitsProcessor):
         prompt_length: input length at which generated tokens start; None: the length at the first call.
         max_new_tokens: the generation's ``max_new_tokens``; lets the processor close the action in time.
         eos_token_id: ids that end a generation; default ``<|end|>`` and the tokenizer's eos.
-        copy_sources: per row of the batch, texts the reply may copy from (the user's request, command
-            outputs); inside an open string, tokens that copy from them get a logit bonus
-            (`rusty_hf.protocol.copying`). None: no bias.
+        copy_names: per row of the batch, the names the reply may copy (`copying.copy_candidates` of the
+            user's request and the command outputs since); inside an open string, tokens that copy
+            one get a logit bonus (`rusty_hf.protocol.copying`). None: no bias.
         copy_bonus, copy_start_bonus: the bonuses for continuing a copied span and for starting one.
     """
 
@@ -81,15 +81,16 @@ class ProtocolLogitsProcessor(LogitsProcessor):
         prompt_length: int | None = None,
         max_new_tokens: int | None = None,
         eos_token_id: int | list[int] | None = None,
-        copy_sources: list[list[str]] | None = None,
+        copy_names: list[list[str]] | None = None,
         copy_bonus: float = DEFAULT_BONUS,
         copy_start_bonus: float = DEFAULT_START_BONUS,
     ) -> None:
         self.table: TokenTable = token_table(tokenizer)
-        self.copy_sources = None
-        if copy_sources is not None:
-            self.copy_sources = [[escape_for_json_string(text) for text in texts] for texts in copy_sources]
+        self.copy_names = None
+        if copy_names is not None:
+            self.copy_names = [[escape_for_json_string(name) for name in names] for names in copy_names]
             self.copy = CopyBias(self.table.token_bytes, copy_bonus, copy_start_bonus)
+            self._word_tokens = torch.tensor(self.copy.word_tokens, dtype=torch.long)
         self.prompt_length = prompt_length
         self.max_new_tokens = max_new_tokens
         if eos_token_id is None:
@@ -118,23 +119,27 @@ class ProtocolLogitsProcessor(LogitsProcessor):
         mask = torch.zeros(scores.shape, dtype=torch.bool)
         for i, row in enumerate(self._rows):
             mask[i, :vocab] = self._row_mask(row, left)
-        if self.copy_sources is not None:
+        if self.copy_names is not None:
             scores = self._add_copy_bias(scores)
         return scores.masked_fill(~mask.to(scores.device), float("-inf"))
 
     def _add_copy_bias(self, scores: torch.FloatTensor) -> torch.FloatTensor:
-        if len(self.copy_sources) != len(self._rows):
-            raise ValueError(f"copy_sources has {len(self.copy_sources)} rows, the batch {len(self._rows)}")
+        if len(self.copy_names) != len(self._rows):
+            raise ValueError(f"copy_names has {len(self.copy_names)} rows, the batch {len(self._rows)}")
         scores = scores.clone()
         fields = self.table.automaton.fields
         for i, row in enumerate(self._rows):
             if row.done or fields[row.state] is None:
                 continue
             value = bytes(row.text[len(row.text) - row.length :]) if row.length else b""
-            bonuses = self.copy.bonuses(value, self.copy_sources[i])
-            if bonuses:
-                ids = torch.tensor(list(bonuses), device=scores.device)
-                scores[i, ids] += torch.tensor(list(bonuses.values()), dtype=scores.dtype, device=scores.device)
+            bonuses, locked = self.copy.bonuses(value, self.copy_names[i])
+            if not bonuses:
+                continue
+            ids = torch.tensor(list(bonuses), device=scores.device)
+            kept = scores[i, ids] + torch.tensor(list(bonuses.values()), dtype=scores.dtype, device=scores.device)
+            if locked:  # only the name's continuation, or a separator, may follow
+                scores[i, self._word_tokens.to(scores.device)] = float("-inf")
+            scores[i, ids] = kept
         return scores
 
     def _track(self, input_ids: torch.LongTensor) -> None:
@@ -162,7 +167,7 @@ class ProtocolLogitsProcessor(LogitsProcessor):
             row.done = True
             return
         row.state, row.length = self.table.advance(row.state, token_id, row.length)
-        if self.copy_sources is not None and row.state != DEAD:
+        if self.copy_names is not None and row.state != DEAD:
             row.text += self.table.token_bytes[token_id]
 
     def _row_mask(self, row: _Row, left: int | None) -> torch.Tensor:

@@ -1,38 +1,49 @@
-"""Copy bias: while an action's string is open, favour tokens that copy text the conversation gave.
+"""Copy bias: while an action's string is open, favour tokens that copy a name the conversation gave.
 
 A terminal request names files, symbols and phrases the model may never have seen ("count the lines
 of harbor_notes.txt"). A small recurrent model with an untied head cannot produce a token it was
 never trained to output, however well it learned *where* a name goes. This bias does the copying
-for it, as prompt-lookup decoding does for speed: the model still decides what to write, and the
-tokens that continue a span of the sources (the user's request, the command outputs since) get a
-bonus on their logits.
+for it: the model still decides what to write, and tokens that copy one of the conversation's
+*names* get a bonus on their logits.
 
-- mid-copy: the open string ends with text that occurs in a source (at least ``MIN_MATCH`` bytes, the
-  longest such suffix wins); the tokens that continue one of its occurrences get ``bonus``;
-- copy start: otherwise, the tokens that start copying a word of a source get ``start_bonus``: the
-  word itself after a separator (or at the start of the string), the word with the separator before
-  it (" harbor", "/notes") right after a word.
+Names (:func:`copy_candidates`) are the spans of the user's request and of the command outputs since
+that look like what a command takes: quoted text, words with ``_ . / -`` or a digit or an inner
+capital (``harbor_notes.txt``, ``scripts/run.py``, ``BudgetArchive``, ``12``), the parts of a path
+after each ``/``, and request words that name a file or folder of the workspace. Plain words of a
+sentence ("how", "many", "lines") are not names: copying them is the model's own decision.
 
-Only tokens with a letter or digit get a bonus (a quote, a brace or a space is the model's own
-decision: where a value ends stays with it). Sources are matched in the form they take inside a JSON
-string (escaped), the form the open string is in. The bias never makes a token allowed: the grammar's
-mask is applied after it.
+- copy start: after a separator (or at the start of the string) the tokens that start a name get
+  ``start_bonus``; right after a word, the tokens that bring a space and start a name (" harbor");
+- mid-copy: when the open string ends with the beginning of a name (and that beginning follows a
+  separator), the tokens that continue it get ``bonus``; once ``LOCK_AFTER`` bytes of a name are
+  written, the copy is locked: a token with a letter or digit must continue the name (a separator may
+  still end the word early). A small model otherwise drifts back into a name it remembers halfway
+  through ("check_pa" + "yments" for check_patches.py).
 
-    bias = CopyBias(token_bytes)                           # once per tokenizer
-    bonuses = bias.bonuses(b"wc -l ", [b"lines in harbor_notes.txt?"])   # {token id: bonus}
+A name the open string already holds is not offered again, so a copy never repeats itself.
+
+Only tokens with a letter or digit get a bonus: where a name ends (a quote, a brace, a space) stays
+the model's decision. Names are matched in the form they take inside a JSON string (escaped), the
+form the open string is in. The bias never makes a token allowed: the grammar's mask comes after it.
+
+    bias = CopyBias(token_bytes)                                   # once per tokenizer
+    names = copy_candidates(["how many lines in harbor_notes.txt?"])   # ['harbor_notes.txt']
+    bonuses, locked = bias.bonuses(b"wc -l", [escape_for_json_string(n) for n in names])  # {id of " harbor": 6.0, ...}
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 
-MIN_MATCH = 2  # bytes of the open string that must match a source before its continuation counts
-MAX_MATCH = 48  # the longest suffix tried
-MAX_COPY = 48  # bytes of continuation considered for one match
-DEFAULT_BONUS = 8.0
-DEFAULT_START_BONUS = 4.0
+DEFAULT_BONUS = 10.0
+DEFAULT_START_BONUS = 6.0
+LOCK_AFTER = 3  # bytes of a name copied before the copy is locked
 _WORD = re.compile(rb"[A-Za-z0-9_]")
+_QUOTED = re.compile(r"""'([^'\n]{1,80})'|"([^"\n]{1,80})"|`([^`\n]{1,80})`""")
+_TOKEN = re.compile(r"[A-Za-z0-9_./-]+")
+_NAME_LIKE = re.compile(r"[_./\-0-9]|[a-z][A-Z]")
 
 
 def escape_for_json_string(text: str) -> bytes:
@@ -40,13 +51,38 @@ def escape_for_json_string(text: str) -> bytes:
     return json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8")
 
 
+def copy_candidates(sources: Iterable[str], workspace_names: Iterable[str] = ()) -> list[str]:
+    """The names in ``sources`` a reply may copy (see the module docstring), longest first.
+
+    Args:
+        sources: the user's request and the command outputs since.
+        workspace_names: paths of the workspace's files and folders; a plain word of a source that is
+            one of their parts counts as a name.
+    """
+    parts = {part for name in workspace_names for part in re.split(r"[/]", name) if part}
+    stems = parts | {part.rsplit(".", 1)[0] for part in parts}
+    names: set[str] = set()
+    for text in sources:
+        for match in _QUOTED.finditer(text):
+            names.add(next(group for group in match.groups() if group is not None))
+        for match in _TOKEN.finditer(text):
+            word = match.group().strip(".-/")
+            if not word:
+                continue
+            if _NAME_LIKE.search(word) or word in stems:
+                names.add(word)
+                names.update(word.split("/")[i] for i in range(1, word.count("/") + 1))  # basename and the parts
+                names.update("/".join(word.split("/")[i:]) for i in range(1, word.count("/") + 1))
+    return sorted((n for n in names if n), key=lambda n: (-len(n), n))
+
+
 class CopyBias:
-    """Bonuses for tokens that copy from sources (see the module docstring).
+    """Bonuses for tokens that copy a name (see the module docstring).
 
     Args:
         token_bytes: every token id's raw bytes (None for special tokens), as `TokenTable.token_bytes`.
-        bonus: logit bonus of a token that continues a matched span.
-        start_bonus: logit bonus of a token that starts copying a word.
+        bonus: logit bonus of a token that continues a name being copied.
+        start_bonus: logit bonus of a token that starts copying a name.
     """
 
     def __init__(self, token_bytes: list[bytes | None], bonus: float = DEFAULT_BONUS,
@@ -54,9 +90,10 @@ class CopyBias:
         self.bonus, self.start_bonus = bonus, start_bonus
         self._ids = {data: i for i, data in enumerate(token_bytes) if data and _WORD.search(data)}
         self._longest = max((len(data) for data in self._ids), default=1)
+        self.word_tokens = sorted(self._ids.values())  # what a locked copy restricts
 
     def _tokens_starting(self, continuation: bytes) -> list[int]:
-        """Tokens whose bytes are a prefix of ``continuation``."""
+        """Tokens whose bytes are a prefix of ``continuation`` (and hold a letter or digit)."""
         found = []
         for end in range(1, min(len(continuation), self._longest) + 1):
             token = self._ids.get(continuation[:end])
@@ -64,42 +101,34 @@ class CopyBias:
                 found.append(token)
         return found
 
-    def continuations(self, value: bytes, sources: list[bytes]) -> tuple[list[bytes], bool]:
-        """(what may follow ``value`` if it copies on, whether that is a copy start)."""
-        for size in range(min(len(value), MAX_MATCH), MIN_MATCH - 1, -1):
-            tail = value[-size:]
-            found = []
-            for source in sources:
-                at = source.find(tail)
-                while at >= 0:
-                    rest = source[at + size : at + size + MAX_COPY]
-                    if rest:
-                        found.append(rest)
-                    at = source.find(tail, at + 1)
-            if found:
-                return found, False
-        # A copy start: after a word, a token that brings its own separator (" harbor", "/notes");
-        # after a separator (or at the start), the word itself.
-        after_word = bool(value) and _WORD.match(value[-1:]) is not None
-        starts = []
-        for source in sources:
-            for match in re.finditer(rb"(?<![A-Za-z0-9_])[A-Za-z0-9_]", source):
-                at = match.start()
-                if not after_word:
-                    starts.append(source[at : at + MAX_COPY])
-                elif at > 0:
-                    starts.append(source[at - 1 : at + MAX_COPY])
-        return starts, True
+    def continuations(self, value: bytes, names: list[bytes]) -> tuple[list[bytes], int]:
+        """(what may follow ``value`` to copy a name, how many bytes of a name it already holds: 0 for a start).
 
-    def bonuses(self, value: bytes, sources: list[bytes]) -> dict[int, float]:
-        """{token id: logit bonus} for the open string ``value`` (raw bytes, JSON-escaped form)."""
-        continuations, start = self.continuations(value, sources)
-        bonus = self.start_bonus if start else self.bonus
+        A name the string already holds is not offered again (a copy never loops)."""
+        names = [name for name in names if name not in value]
+        found, copied = [], 0
+        for name in names:
+            for size in range(min(len(value), len(name) - 1), 0, -1):
+                if value.endswith(name[:size]) and (size == len(value) or not _WORD.match(value[-size - 1 : -size])):
+                    found.append(name[size:])
+                    copied = max(copied, size)
+                    break
+        if found:
+            return found, copied
+        if value and _WORD.match(value[-1:]):
+            return [b" " + name for name in names], 0
+        return list(names), 0
+
+    def bonuses(self, value: bytes, names: list[bytes]) -> tuple[dict[int, float], bool]:
+        """({token id: logit bonus}, whether the copy is locked) for the open string ``value`` (raw
+        bytes, JSON-escaped form). Locked: no other token with a letter or digit may follow."""
+        continuations, copied = self.continuations(value, names)
+        bonus = self.bonus if copied else self.start_bonus
         out: dict[int, float] = {}
         for continuation in continuations:
             for token in self._tokens_starting(continuation):
                 out[token] = bonus
-        return out
+        return out, bool(out) and copied >= LOCK_AFTER
 
 
 def copy_sources(messages: list[dict]) -> list[str]:

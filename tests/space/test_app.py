@@ -84,8 +84,9 @@ def test_generation_failure_reveals_no_server_detail(space_app, tiny_tokenizer):
 def test_edit_writes_only_inside_the_session_workdir(space_app):
     session = space_app.Session()
     try:
+        assert session.files() == space_app.DEMO_FILES  # a new visitor's small project
         assert session.write("src/main.py", "print(1)\n") is None
-        assert session.files() == {"src/main.py": "print(1)\n"}
+        assert session.files() == {**space_app.DEMO_FILES, "src/main.py": "print(1)\n"}
         assert "refused" in session.write("../escape.py", "x")
         assert "refused" in session.write("/etc/passwd", "x")
         assert not (session.workdir.parent / "escape.py").exists()

@@ -39,9 +39,9 @@ def run_py_tests(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     return Case({}, (cmd("python3 -m unittest"),), _test_summary(fx))
 
 
-@intent("run_rust_tests", "rust", (
-    "run the rust tests", "cargo test", "run the tests", "do the rust tests pass?", "test the crate",
-    "run the crate's unit tests", "check the tests", "tests?",
+@intent("run_rust_tests", "rust", (  # the model does not see the workspace: "run the tests" means Python
+    "run the rust tests", "cargo test", "do the rust tests pass?", "test the crate", "run the crate's unit tests",
+    "rust tests?", "run cargo's tests", "are the crate's tests green?",
 ))  # fmt: skip
 def run_rust_tests(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     check = Check("output", all_of=(one("test result:"), one(fx.facts["failing_test"])))

@@ -148,6 +148,13 @@ def rust_fixture(pool: ValuePool) -> Fixture:
     return Fixture("rust", ((subjects[0], files1), (subjects[1], files2)), dirty, facts)
 
 
+def workspace_paths(fixture: Fixture) -> list[str]:
+    """The fixture's files and folders as a listing shows them (dotfiles left out)."""
+    files = [p for p in fixture.tree_files() if not any(part.startswith(".") for part in p.split("/"))]
+    folders = {"/".join(p.split("/")[:i]) for p in files for i in range(1, p.count("/") + 1)}
+    return sorted(set(files) | folders)
+
+
 def _git(root: Path, *args: str, date: str | None = None) -> None:
     env = {**os.environ, **GIT_ENV}
     if date is not None:

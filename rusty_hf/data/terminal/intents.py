@@ -25,7 +25,8 @@ from rusty_hf.data.terminal.checks import Check
 from rusty_hf.data.terminal.fixtures import Fixture
 from rusty_hf.data.terminal.values import ValuePool
 
-HELD_OUT_PHRASING_SHARE = 4  # one template in four (at least one) per intent is held out
+HELD_OUT_PHRASING_SHARE = 4
+SHELL_WORDS = frozenset({"ls", "cat", "head", "tail", "wc", "grep", "find", "python3", "git", "cargo", "rm", "sed"})  # one template in four (at least one) per intent is held out
 _PREFIXES = ("", "", "", "", "please ", "hey, ", "quick: ", "pls ", "ok ")
 _SUFFIXES = ("", "", "", "", " please", " thx", " now", "!")
 TYPO_RATE = 0.15
@@ -53,8 +54,13 @@ class Intent:
     multi_turn: bool = False  # a CMD, then a MSG that states what it showed
 
     def templates(self, split: str) -> tuple[str, ...]:
-        """The phrasing templates of ``split``: "test" holds out the lowest-hash quarter."""
-        ranked = sorted(self.phrasings, key=lambda t: hashlib.sha256(f"{self.name}|{t}".encode()).hexdigest())
+        """The phrasing templates of ``split``: "test" holds out the lowest-hash quarter.
+
+        A phrasing that is itself a shell command ("cargo check", "wc -l {file}") is never held out: the
+        model writes that text as an action in training, so it cannot be unseen.
+        """
+        candidates = [t for t in self.phrasings if t.split(" ")[0] not in SHELL_WORDS]
+        ranked = sorted(candidates, key=lambda t: hashlib.sha256(f"{self.name}|{t}".encode()).hexdigest())
         n_held = max(1, len(ranked) // HELD_OUT_PHRASING_SHARE)
         held = set(ranked[:n_held])
         return tuple(t for t in self.phrasings if (t in held) == (split == "test"))

@@ -1,0 +1,170 @@
+"""Terminal requests: the catalogue's size, the held-out split's walls, and checks judged by execution."""
+
+import json
+import re
+
+import pytest
+
+from rusty_hf.data.dialogs import synthetic_dialogs
+from rusty_hf.data.sft_data import task_dialogs
+from rusty_hf.data.terminal.checks import Check, judge
+from rusty_hf.data.terminal.dataset import PARTS, heldout_requests, sft_messages, training_requests
+from rusty_hf.data.terminal.fixtures import materialize
+from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS, all_intents
+from rusty_hf.data.terminal.values import HELD_OUT_WORDS, pool_word, word_split, words_of
+from rusty_hf.protocol import Action
+
+TRAIN_N = 3000
+
+
+@pytest.fixture(scope="module")
+def training():
+    return training_requests(TRAIN_N, seed=0)
+
+
+@pytest.fixture(scope="module")
+def heldout():
+    return heldout_requests(seed=0)
+
+
+@pytest.fixture(scope="module")
+def fixture_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("terminal_fixtures")
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"\s+", " ", text.lower()).strip(" ?!.")
+
+
+def test_the_catalogue_covers_the_issue(training):
+    intents = all_intents()
+    assert len(intents) >= 25
+    assert sum(i.multi_turn for i in intents.values()) >= 5
+    assert all(len(i.phrasings) >= 4 for i in intents.values())
+    assert len(HELD_OUT_INTENTS) == 3 and HELD_OUT_INTENTS <= set(intents)
+    trained = {r.intent for r in training}
+    assert trained == set(intents) - HELD_OUT_INTENTS  # every trained intent shows up, no held-out one
+
+
+def test_the_heldout_split_has_every_part_and_300_requests(heldout):
+    assert len(heldout) >= 300
+    assert {r.part for r in heldout} == set(PARTS)
+    assert all(r.case.args for r in heldout if r.part == "new_values")
+
+
+def test_heldout_templates_never_train_any_intent():
+    """A template held out for one intent must not be a training template of another (normalised text)."""
+    train = {_normal(t) for i in all_intents().values() for t in i.templates("train")}
+    test = {_normal(t) for i in all_intents().values() for t in i.templates("test")}
+    assert not train & test
+
+
+def _bare(text: str) -> str:
+    """A request without the surface ``render`` adds around a phrasing (polite prefix and suffix, case)."""
+    text = _normal(text)
+    for prefix in ("please ", "hey, ", "quick: ", "pls ", "ok "):
+        text = text.removeprefix(prefix)
+    for suffix in (" please", " thx", " now"):
+        text = text.removesuffix(suffix)
+    return text.strip(" ?!.")
+
+
+@pytest.mark.slow
+def test_no_heldout_phrasing_or_value_reaches_training_data(training, heldout, fixture_cache):
+    """The leak guard: no held-out phrasing or argument value appears in any SFT or RL text (terminal
+    requests with their actions and command outputs, synthetic dialogs, tasks), and no held-out word
+    appears in any terminal training text at all."""
+    terminal = [m["content"] for r in training[:800] for m in sft_messages(r, fixture_cache if r.multi_turn else None)]
+    others = [m["content"] for d in synthetic_dialogs(2048, seed=0) + task_dialogs(("python", "rust")) for m in d]
+    said = {_bare(t) for t in terminal + others}
+    fixed = {_bare(t) for i in all_intents().values() for t in i.templates("test") if "{" not in t}
+    assert not fixed & said, sorted(fixed & said)[:5]  # a held-out phrasing without slots, said in training
+    asked = {_bare(r.text) for r in heldout}
+    assert not asked & said, sorted(asked & said)[:5]  # a held-out request, word for word
+    new_args = {a for r in heldout if r.part == "new_values" for a in r.case.args}
+    assert new_args and not [a for a in new_args for t in terminal + others if a in t]
+    held_words = {w for a in new_args for w in map(pool_word, words_of(a)) if w is not None and word_split(w) == "test"}
+    assert held_words & HELD_OUT_WORDS
+    seen = {pool_word(w) for t in terminal for w in words_of(t)}
+    assert not held_words & seen, sorted(held_words & seen)
+
+
+def test_training_values_are_training_words(training):
+    for request in training:
+        for arg in request.case.args:
+            assert all(word_split(w) == "train" for w in map(pool_word, words_of(arg)) if w is not None), arg
+
+
+def _act(request, index: int = 0) -> Action:
+    return Action(**request.case.actions[index])
+
+
+@pytest.mark.slow
+def test_every_heldout_reference_passes_its_own_checks(heldout, fixture_cache):
+    for request in heldout:
+        root = materialize(request.fixture, fixture_cache)
+        verdict = judge(request.case.first, _act(request), root)
+        assert verdict.ok, (request.intent, request.text, verdict.reason)
+        if request.multi_turn:
+            assert judge(request.case.final, _act(request, 1), root).ok, request.intent
+
+
+def _one(requests, intent: str):
+    return next(r for r in requests if r.intent == intent)
+
+
+def test_a_wrong_command_fails_a_count(training, fixture_cache):
+    request = _one(training, "count_lines")
+    root = materialize(request.fixture, fixture_cache)
+    path = request.case.slots["file"]
+    assert judge(request.case.first, Action("CMD", command=f"wc -l {path}"), root).ok
+    assert not judge(request.case.first, Action("CMD", command=f"wc -c {path}"), root).ok
+    assert not judge(request.case.first, Action("MSG", message="12"), root).ok
+
+
+def test_a_file_check_sees_every_change(training, fixture_cache):
+    request = _one(training, "create_file")
+    root = materialize(request.fixture, fixture_cache)
+    path, text = request.case.slots["file"], request.case.slots["text"]
+    assert judge(request.case.first, Action("CMD", command=f"echo '{text}' > {path}"), root).ok  # any action that does it
+    assert not judge(request.case.first, Action("EDIT", path=path, content="something else\n"), root).ok
+    clobber = Action("CMD", command=f"echo '{text}' > {path} && rm README.md")
+    assert not judge(request.case.first, clobber, root).ok  # the right file, but something else changed
+
+
+def test_a_created_script_is_judged_by_running_it(training, fixture_cache):
+    request = _one(training, "create_script")
+    root = materialize(request.fixture, fixture_cache)
+    path, word = request.case.slots["file"], request.case.slots["word"]
+    assert judge(request.case.first, Action("EDIT", path=path, content=f"print('{word}')\n"), root).ok
+    assert not judge(request.case.first, Action("EDIT", path=path, content=f"# print('{word}')\n"), root).ok
+
+
+def test_a_msg_check_wants_the_fact(training):
+    check = Check("msg", all_of=(("3",),))
+    assert judge(check, Action("MSG", message="3 Python files."), None).ok
+    assert not judge(check, Action("MSG", message="13 Python files."), None).ok
+    assert judge(Check("msg", question=True), Action("MSG", message="Which file?"), None).ok
+    assert not judge(Check("msg", question=True), Action("MSG", message="Done."), None).ok
+
+
+def test_checks_round_trip_through_json():
+    check = Check("output", all_of=(("a", "b"), ("c",)), none_of=("d",))
+    assert Check.from_json(check.to_json()) == check
+    files = Check("files", files=(("x.txt", "hi\n"), ("gone.txt", None)))
+    assert Check.from_json(files.to_json()) == files
+
+
+def test_multi_turn_dialogs_carry_the_real_output(training, fixture_cache):
+    request = next(r for r in training if r.intent == "which_test_fails")
+    messages = sft_messages(request, fixture_cache)
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "assistant"]
+    assert request.fixture.facts["failing_test"] in messages[3]["content"]  # unittest's own report
+    assert json.loads(messages[4]["content"])["action"] == "MSG"
+
+
+def test_rows_rebuild_their_fixture(heldout):
+    from rusty_hf.data.terminal.dataset import fixture_from_row
+
+    request = heldout[0]
+    assert fixture_from_row(request.row()["fixture"]).key == request.fixture.key
