@@ -43,8 +43,8 @@ def test_a_plain_word_is_a_name_only_when_the_workspace_has_it():
 def test_a_started_copy_is_continued(tokenizer):
     table = token_table(tokenizer)
     bias = CopyBias(table.token_bytes)
-    bonuses, locked = bias.bonuses(b"wc -l harb", NAMES)
-    assert locked  # four bytes of the name written: only its continuation (or a separator) may follow
+    bonuses, kept = bias.bonuses(b"wc -l harb", NAMES)
+    assert kept and all(b"or_notes.txt".startswith(table.token_bytes[t]) for t in kept)  # locked: only the name goes on
     assert bonuses and all(b"or_notes.txt".startswith(t) for t in _texts(bonuses, table))
     assert set(bonuses.values()) == {bias.bonus}
 
@@ -121,6 +121,7 @@ def test_a_locked_copy_allows_only_the_name_or_a_separator(tokenizer):
     for end in range(3, ids.shape[1] + 1):
         out = processor(ids[:, :end], scores.clone())
     allowed = {table.token_bytes[i] for i in torch.isfinite(out[0]).nonzero()[:, 0].tolist()}
-    words = {t for t in allowed if t and re.search(rb"[A-Za-z0-9_]", t)}
+    words = {t for t in allowed if t and re.match(rb"[A-Za-z0-9_]", t)}
     assert words and all(b"or_notes.txt".startswith(t) for t in words)
-    assert b'"' in allowed  # the model may still end the command here
+    assert b'"' in allowed and b" " in allowed  # the model may still end the word or the command here
+    assert b"." not in allowed and b"/" not in allowed  # but not bend the name (data/bea + .csv)

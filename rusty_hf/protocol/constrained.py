@@ -90,7 +90,7 @@ class ProtocolLogitsProcessor(LogitsProcessor):
         if copy_names is not None:
             self.copy_names = [[escape_for_json_string(name) for name in names] for names in copy_names]
             self.copy = CopyBias(self.table.token_bytes, copy_bonus, copy_start_bonus)
-            self._word_tokens = torch.tensor(self.copy.word_tokens, dtype=torch.long)
+            self._name_tokens = torch.tensor(self.copy.name_tokens, dtype=torch.long)
         self.prompt_length = prompt_length
         self.max_new_tokens = max_new_tokens
         if eos_token_id is None:
@@ -132,14 +132,15 @@ class ProtocolLogitsProcessor(LogitsProcessor):
             if row.done or fields[row.state] is None:
                 continue
             value = bytes(row.text[len(row.text) - row.length :]) if row.length else b""
-            bonuses, locked = self.copy.bonuses(value, self.copy_names[i])
-            if not bonuses:
-                continue
-            ids = torch.tensor(list(bonuses), device=scores.device)
-            kept = scores[i, ids] + torch.tensor(list(bonuses.values()), dtype=scores.dtype, device=scores.device)
-            if locked:  # only the name's continuation, or a separator, may follow
-                scores[i, self._word_tokens.to(scores.device)] = float("-inf")
-            scores[i, ids] = kept
+            bonuses, kept = self.copy.bonuses(value, self.copy_names[i])
+            if kept is not None:  # a locked copy: only the name's continuation, or what ends a word, may follow
+                keep = torch.tensor(kept, dtype=torch.long, device=scores.device)
+                saved = scores[i, keep].clone()
+                scores[i, self._name_tokens.to(scores.device)] = float("-inf")
+                scores[i, keep] = saved
+            if bonuses:
+                ids = torch.tensor(list(bonuses), device=scores.device)
+                scores[i, ids] += torch.tensor(list(bonuses.values()), dtype=scores.dtype, device=scores.device)
         return scores
 
     def _track(self, input_ids: torch.LongTensor) -> None:

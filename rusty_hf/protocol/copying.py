@@ -16,9 +16,10 @@ sentence ("how", "many", "lines") are not names: copying them is the model's own
   ``start_bonus``; right after a word, the tokens that bring a space and start a name (" harbor");
 - mid-copy: when the open string ends with the beginning of a name (and that beginning follows a
   separator), the tokens that continue it get ``bonus``; once ``LOCK_AFTER`` bytes of a name are
-  written, the copy is locked: a token with a letter or digit must continue the name (a separator may
-  still end the word early). A small model otherwise drifts back into a name it remembers halfway
-  through ("check_pa" + "yments" for check_patches.py).
+  written, the copy is locked: a token that could be part of a name (it starts with a letter, a digit
+  or one of ``_ . / -``) must continue this one; what ends a word (a quote, a space) stays allowed. A
+  small model otherwise drifts back into a name it remembers halfway through ("check_pa" + "yments"
+  for check_patches.py, "data/bea" + ".csv" for data/beacon.csv).
 
 A name the open string already holds is not offered again, so a copy never repeats itself.
 
@@ -41,6 +42,7 @@ DEFAULT_BONUS = 10.0
 DEFAULT_START_BONUS = 6.0
 LOCK_AFTER = 3  # bytes of a name copied before the copy is locked
 _WORD = re.compile(rb"[A-Za-z0-9_]")
+_NAME_START = re.compile(rb"[A-Za-z0-9_./-]")
 _QUOTED = re.compile(r"""'([^'\n]{1,80})'|"([^"\n]{1,80})"|`([^`\n]{1,80})`""")
 _TOKEN = re.compile(r"[A-Za-z0-9_./-]+")
 _NAME_LIKE = re.compile(r"[_./\-0-9]|[a-z][A-Z]")
@@ -88,15 +90,19 @@ class CopyBias:
     def __init__(self, token_bytes: list[bytes | None], bonus: float = DEFAULT_BONUS,
                  start_bonus: float = DEFAULT_START_BONUS) -> None:  # fmt: skip
         self.bonus, self.start_bonus = bonus, start_bonus
-        self._ids = {data: i for i, data in enumerate(token_bytes) if data and _WORD.search(data)}
-        self._longest = max((len(data) for data in self._ids), default=1)
-        self.word_tokens = sorted(self._ids.values())  # what a locked copy restricts
+        self._all = {data: i for i, data in enumerate(token_bytes) if data}
+        self._ids = {data: i for data, i in self._all.items() if _WORD.search(data)}
+        self._longest = max((len(data) for data in self._all), default=1)
+        # what a locked copy restricts: tokens that could go on with a name
+        self.name_tokens = sorted(i for data, i in self._all.items() if _NAME_START.match(data))
 
-    def _tokens_starting(self, continuation: bytes) -> list[int]:
-        """Tokens whose bytes are a prefix of ``continuation`` (and hold a letter or digit)."""
+    def _tokens_starting(self, continuation: bytes, table: dict[bytes, int] | None = None) -> list[int]:
+        """Tokens whose bytes are a prefix of ``continuation`` (of ``table``: by default those with a letter
+        or digit)."""
+        table = self._ids if table is None else table
         found = []
         for end in range(1, min(len(continuation), self._longest) + 1):
-            token = self._ids.get(continuation[:end])
+            token = table.get(continuation[:end])
             if token is not None:
                 found.append(token)
         return found
@@ -119,16 +125,18 @@ class CopyBias:
             return [b" " + name for name in names], 0
         return list(names), 0
 
-    def bonuses(self, value: bytes, names: list[bytes]) -> tuple[dict[int, float], bool]:
-        """({token id: logit bonus}, whether the copy is locked) for the open string ``value`` (raw
-        bytes, JSON-escaped form). Locked: no other token with a letter or digit may follow."""
+    def bonuses(self, value: bytes, names: list[bytes]) -> tuple[dict[int, float], list[int] | None]:
+        """({token id: logit bonus}, the tokens a locked copy keeps or None) for the open string ``value``
+        (raw bytes, JSON-escaped form). Locked: of the `name_tokens`, only those kept may follow."""
         continuations, copied = self.continuations(value, names)
         bonus = self.bonus if copied else self.start_bonus
         out: dict[int, float] = {}
         for continuation in continuations:
             for token in self._tokens_starting(continuation):
                 out[token] = bonus
-        return out, bool(out) and copied >= LOCK_AFTER
+        if not (continuations and copied >= LOCK_AFTER):
+            return out, None
+        return out, sorted({t for c in continuations for t in self._tokens_starting(c, self._all)})
 
 
 def copy_sources(messages: list[dict]) -> list[str]:

@@ -5,8 +5,10 @@ splits never share a phrasing template or an argument value:
 
 - training data (SFT and RL) uses the training phrasings, training values, and the intents outside
   ``HELD_OUT_INTENTS``;
+- training rows draw their fixture from ``TRAIN_FIXTURES`` anchors (half of them, and every multi-turn
+  row) or from ``EXTRA_FIXTURES`` more (names too many to memorise);
 - the held-out split uses the held-out phrasings, in three parts: ``seen_values`` (fixtures whose
-  values are training values, from the same fixture seeds the training data uses), ``new_values``
+  values are training values: the anchors the training data keeps returning to), ``new_values``
   (fixtures built from held-out values: every argument is one the model never saw; only intents
   whose request names an argument), and ``new_intents`` (the held-out intents, reported apart).
 
@@ -35,7 +37,9 @@ from rusty_hf.data.terminal.values import ValuePool, is_new_value
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
 
 PARTS = ("seen_values", "new_values", "new_intents")
-TRAIN_FIXTURES = 64  # fixture seeds the training data draws from (per kind); seen_values reuses them
+TRAIN_FIXTURES = 64  # anchor fixture seeds (per kind): half the training rows, and every seen_values request
+EXTRA_FIXTURES = 4096  # more fixture seeds for the other half: names too many to memorise, so copying pays
+ANCHOR_SHARE = 0.5
 HELD_OUT_PER_INTENT = {"seen_values": 6, "new_values": 6, "new_intents": 10}
 
 
@@ -99,7 +103,10 @@ def training_requests(n: int, seed: int = 0, intents: Iterable[str] | None = Non
     for _ in range(n):
         pick = multi if multi and (not single or rng.random() < multi_turn_share) else single
         intent = catalogue[rng.choice(pick)]
-        out.append(_request(intent, "train", "train", rng.randrange(TRAIN_FIXTURES), rng, "train"))
+        # Multi-turn rows carry a command's real output: they stay on the anchors, whose runs are cached.
+        anchored = intent.multi_turn or rng.random() < ANCHOR_SHARE
+        seed = rng.randrange(TRAIN_FIXTURES) if anchored else TRAIN_FIXTURES + rng.randrange(EXTRA_FIXTURES)
+        out.append(_request(intent, "train", "train", seed, rng, "train"))
     return out
 
 
