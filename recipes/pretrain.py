@@ -2,8 +2,8 @@
 
     python3 recipes/build_code_corpus.py --output_dir data/code_corpus        # once: the corpus
     python3 recipes/pretrain.py --config recipes/tiny/pretrain.yaml            # 2 CPU cores, minutes
-    accelerate launch --config_file recipes/accelerate_configs/ddp.yaml recipes/pretrain.py --config recipes/r2/pretrain.yaml
-    accelerate launch --config_file recipes/accelerate_configs/fsdp.yaml recipes/pretrain.py --config recipes/r2/pretrain.yaml
+    accelerate launch --config_file recipes/accelerate_configs/ddp.yaml --num_processes $GPUS recipes/pretrain.py --config recipes/r2/pretrain.yaml
+    accelerate launch --config_file recipes/accelerate_configs/fsdp.yaml --num_processes $GPUS recipes/pretrain.py --config recipes/r2/pretrain.yaml
     python3 recipes/sft.py --config recipes/tiny/sft.yaml \\
         --model_name_or_path outputs/tiny-pretrain --tokenizer_name_or_path outputs/tiny-pretrain   # SFT from it
 
