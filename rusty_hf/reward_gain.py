@@ -58,16 +58,18 @@ def score_checkpoint(
     seed: int = 0,
     reward_weights: list[float] | None = None,
     device: str = "auto",
+    tasks_root: str | None = None,
 ) -> RewardScore:
     """Sample every held-out prompt ``num_samples`` times and total the named rewards per sample
-    (times ``reward_weights``, one per name, as GRPO weighs them; default 1 each)."""
+    (times ``reward_weights``, one per name, as GRPO weighs them; default 1 each). ``tasks_root``: the
+    task suite folder (default: the repository's tasks/)."""
     weights = [1.0] * len(reward_names) if reward_weights is None else [float(w) for w in reward_weights]
     if len(weights) != len(reward_names):
         raise ValueError(f"{len(weights)} reward_weights for {len(reward_names)} reward_funcs: give one weight per reward")
     model = to_inference_device(AutoModelForCausalLM.from_pretrained(model_path, trust_remote_code=True), device)
     tokenizer = AutoTokenizer.from_pretrained(model_path, trust_remote_code=True)
     rows = [row for language in (languages or ["python"])
-            for row in load_tasks(language=language, split=split, system_prompt=RUSTY_SYSTEM_PROMPT)]
+            for row in load_tasks(tasks_root, language=language, split=split, system_prompt=RUSTY_SYSTEM_PROMPT)]
     if not rows:
         raise ValueError(f"no {split} tasks for languages {languages}")
     set_seed(seed)
@@ -82,6 +84,16 @@ def score_checkpoint(
         per_reward[func.__name__] = sum(rewards) / len(rewards)
         totals = [t + weight * r for t, r in zip(totals, rewards)]
     return RewardScore(model=model_path, totals=totals, per_reward=per_reward)
+
+
+def without_rust(languages: list[str], reward_names: list[str], reward_weights: list[float] | None,
+                 reason: str) -> tuple[list[str], list[str], list[float] | None]:
+    """The Python-only settings when Rust cannot be scored (``reason``: why): Rust tasks and the rust reward
+    dropped, with their weight. One line says so; the caller records ``reason`` in its report."""
+    print(f"Rust skipped ({reason}): scoring Python tasks only, without the rust reward")
+    keep = [i for i, name in enumerate(reward_names) if name != "rust"]
+    weights = None if reward_weights is None else [reward_weights[i] for i in keep]
+    return [lang for lang in languages if lang != "rust"], [reward_names[i] for i in keep], weights
 
 
 def compare(before: RewardScore, after: RewardScore, min_gain: float = 0.1, min_stderrs: float = 2.0) -> dict:
