@@ -17,9 +17,10 @@
 # setuptools/wheel that building rusty_hf needs, for this Python and platform or the target given (pip's
 # own flags). The CUDA stack is left out (torch, triton, nvidia-*, cuda-*: the GPU machine has its own);
 # --with-torch adds the lock's CPU torch and triton (the dev tools' kernel tests), for an offline machine
-# without them (the CPU torch comes from PyTorch's CPU index: PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu). --wheelhouse upgrades pip
-# from the wheelhouse first (a fresh venv's bundled pip is old), then installs with --no-index: a torch
-# already there is kept, as with RUSTY_KEEP_TORCH=1; without one, the wheelhouse's CPU torch is installed.
+# without them (the CPU torch comes from PyTorch's CPU index:
+# PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu). --wheelhouse upgrades pip from the wheelhouse
+# first (a fresh venv's bundled pip is old), then installs with --no-index: a torch already there is kept,
+# as with RUSTY_KEEP_TORCH=1; without one, the wheelhouse's CPU torch is installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 download="" wheelhouse="" with_torch=0 target=() extras=""
