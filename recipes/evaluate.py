@@ -69,6 +69,7 @@ class EvalArguments:
     languages: list[str] = field(default_factory=lambda: list(LANGUAGES), metadata={"help": "python and/or rust."})
     split: str = field(default="test", metadata={"help": "Task split: test (held out) or train."})
     max_tasks: int | None = field(default=None, metadata={"help": "Keep the first N tasks per language (quick runs)."})
+    tasks_dir: str | None = field(default=None, metadata={"help": "Task suite folder; default: the repository's tasks/."})
     seed: int = field(default=0, metadata={"help": "Sampling seed."})
     batch_size: int = field(default=4, metadata={"help": "Prompts per generate call (x num_samples rows)."})
     timeout: float = field(default=30.0, metadata={"help": "Seconds per sandboxed test run (Rust: compile + tests)."})
@@ -177,7 +178,7 @@ def tasks_report(args: EvalArguments, model, tokenizer, baseline: dict | None) -
     report = evaluate_model(
         model, tokenizer, languages=args.languages, split=args.split, num_samples=args.num_samples, k=args.k,
         temperature=args.temperature, top_p=args.top_p, max_new_tokens=args.max_new_tokens, batch_size=args.batch_size,
-        seed=args.seed, max_tasks=args.max_tasks, timeout=args.timeout,
+        seed=args.seed, max_tasks=args.max_tasks, timeout=args.timeout, tasks_root=args.tasks_dir,
     )
     report["settings"] |= {"model": args.model_name_or_path, "tokenizer": args.tokenizer_name_or_path or args.model_name_or_path}
     if baseline is not None:

@@ -2,8 +2,8 @@
 
     python recipes/ppo.py --config recipes/tiny/ppo.yaml
     accelerate launch --config_file recipes/accelerate_configs/cpu.yaml recipes/ppo.py --config recipes/tiny/ppo.yaml
-    accelerate launch --config_file recipes/accelerate_configs/ddp.yaml recipes/ppo.py --config recipes/r2/ppo.yaml
-    accelerate launch --config_file recipes/accelerate_configs/fsdp.yaml recipes/ppo.py --config recipes/r2/ppo.yaml
+    accelerate launch --config_file recipes/accelerate_configs/ddp.yaml --num_processes $GPUS recipes/ppo.py --config recipes/r2/ppo.yaml
+    accelerate launch --config_file recipes/accelerate_configs/fsdp.yaml --num_processes $GPUS recipes/ppo.py --config recipes/r2/ppo.yaml
 
 Same prompts and rewards as recipes/grpo.py (tasks from ``tasks/``, rewards by registry name, each
 guarded so a failure never stops the run). The policy starts from ``model_name_or_path`` (normally the

@@ -2,8 +2,8 @@
 
     python3 recipes/build_code_corpus.py --output_dir data/code_corpus        # once: the corpus
     python3 recipes/pretrain.py --config recipes/tiny/pretrain.yaml            # 2 CPU cores, minutes
-    accelerate launch --config_file recipes/accelerate_configs/ddp.yaml recipes/pretrain.py --config recipes/r2/pretrain.yaml
-    accelerate launch --config_file recipes/accelerate_configs/fsdp.yaml recipes/pretrain.py --config recipes/r2/pretrain.yaml
+    accelerate launch --config_file recipes/accelerate_configs/ddp.yaml --num_processes $GPUS recipes/pretrain.py --config recipes/r2/pretrain.yaml
+    accelerate launch --config_file recipes/accelerate_configs/fsdp.yaml --num_processes $GPUS recipes/pretrain.py --config recipes/r2/pretrain.yaml
     python3 recipes/sft.py --config recipes/tiny/sft.yaml \\
         --model_name_or_path outputs/tiny-pretrain --tokenizer_name_or_path outputs/tiny-pretrain   # SFT from it
 
@@ -14,6 +14,11 @@ YAMLs say why not BFD). The loss is on every token. At each `eval_steps` it logs
 `eval_bits_per_byte` on the validation split (`rusty_hf.training.pretraining`). Resume with
 `--resume_from_checkpoint last`. Saves a Hub-ready folder (weights, remote code, tokenizer, card) that
 recipes/sft.py loads as `model_name_or_path`.
+
+`--save_prepared_to DIR` tokenizes and packs both splits as training would, saves them compactly (uint16
+token ids) and exits; `--dataset_path DIR` then trains from them with no tokenizing
+(`rusty_hf.training.prepared_data`; recipes/r2/pipeline.sh prepare / train). `--max_train_tokens N` trains
+on (or prepares) at most N tokens.
 """
 
 from __future__ import annotations
@@ -26,12 +31,17 @@ import sys
 
 from pathlib import Path
 
+import numpy as np
+import pyarrow.compute as pc
 from datasets import Dataset, DatasetDict, load_dataset, load_from_disk
 from trl import ModelConfig, SFTConfig, TrlParser, get_peft_config
 
 from rusty_hf.configs import PretrainScriptArguments
 from rusty_hf.tokenizer import load_tokenizer
 from rusty_hf.training import load_or_create_model
+from rusty_hf.training.prepared_data import (
+    is_prepared, load_prepared, rows_for_tokens, save_prepared, train_from_prepared,
+)
 from rusty_hf.training.pretraining import BitsPerByteSFTTrainer
 from rusty_hf.training.run import train_and_finish
 from rusty_hf.user_errors import NoSuchPathError, UserError, run_recipe
@@ -44,6 +54,23 @@ def _subset(dataset: Dataset, limit: int | None, seed: int) -> Dataset:
     if limit is None or limit >= len(dataset):
         return dataset
     return dataset.shuffle(seed=seed).select(range(limit))
+
+
+# Bytes of text taken per token asked for by max_train_tokens: code runs ~3-4 bytes a token with the 24K
+# tokenizer, so this tokenizes about twice what the cap keeps, and the packed rows are then cut to fit.
+BYTES_PER_CAPPED_TOKEN = 8
+
+
+def _cap_bytes(dataset: Dataset, max_tokens: int | None, seed: int) -> Dataset:
+    """A seeded subset of documents holding about BYTES_PER_CAPPED_TOKEN x ``max_tokens`` bytes: tokenizing the
+    whole corpus for a small cap would cost minutes."""
+    if max_tokens is None:
+        return dataset
+    dataset = dataset.shuffle(seed=seed)
+    sizes = np.concatenate([pc.binary_length(b["text"]).to_numpy(zero_copy_only=False)
+                            for b in dataset.with_format("arrow").iter(batch_size=4096)] or [np.zeros(0)])
+    keep = int(np.searchsorted(np.cumsum(sizes), BYTES_PER_CAPPED_TOKEN * max_tokens)) + 1
+    return dataset.select(range(min(keep, len(dataset))))
 
 
 def load_text_splits(script_args: PretrainScriptArguments, seed: int = 0) -> tuple[Dataset, Dataset]:
@@ -70,16 +97,26 @@ def load_text_splits(script_args: PretrainScriptArguments, seed: int = 0) -> tup
             raise UserError(f"{path} has splits {sorted(splits)}, not {missing}; set dataset_train_split / "
                              "dataset_test_split to the ones it has")
     return (
-        _subset(splits[train_split], script_args.max_train_texts, seed),
+        _cap_bytes(_subset(splits[train_split], script_args.max_train_texts, seed), script_args.max_train_tokens, seed),
         _subset(splits[eval_split], script_args.max_eval_texts, seed),
     )
+
+
+def load_splits(script_args: PretrainScriptArguments, training_args: SFTConfig, tokenizer) -> tuple[Dataset, Dataset, float | None]:
+    """(train, validation, eval tokens per byte): texts, or the rows of a prepared folder (tokens per byte from its record)."""
+    if script_args.dataset_name or not is_prepared(script_args.dataset_path):
+        train, validation = load_text_splits(script_args, training_args.seed)
+        return train, validation, None
+    splits, meta = load_prepared(script_args.dataset_path, tokenizer, training_args.max_length)
+    train_from_prepared(training_args)
+    return splits["train"], splits["validation"], meta.get("eval_tokens_per_byte")
 
 
 def main(
     script_args: PretrainScriptArguments, training_args: SFTConfig, model_args: ModelConfig
 ) -> BitsPerByteSFTTrainer:
-    train_dataset, eval_dataset = load_text_splits(script_args, training_args.seed)  # fail before building a model
     tokenizer = load_tokenizer(script_args.tokenizer_name_or_path)
+    train_dataset, eval_dataset, tokens_per_byte = load_splits(script_args, training_args, tokenizer)  # before a model
     model = load_or_create_model(model_args, script_args, tokenizer, training_args.trust_remote_code)
     trainer = BitsPerByteSFTTrainer(
         model=model,
@@ -88,7 +125,16 @@ def main(
         eval_dataset=eval_dataset,
         processing_class=tokenizer,
         peft_config=get_peft_config(model_args),
+        eval_tokens_per_byte=tokens_per_byte,
     )
+    if script_args.max_train_tokens is not None:
+        rows = rows_for_tokens(script_args.max_train_tokens, training_args.max_length)
+        trainer.train_dataset = trainer.train_dataset.select(range(min(rows, len(trainer.train_dataset))))
+    if script_args.save_prepared_to:
+        save_prepared({"train": trainer.train_dataset, "validation": trainer.eval_dataset}, script_args.save_prepared_to,
+                      tokenizer, recipe="pretrain", max_length=training_args.max_length,
+                      num_proc=training_args.dataset_num_proc, eval_tokens_per_byte=trainer.eval_tokens_per_byte)
+        return trainer
     train_and_finish(trainer, script_args, training_args, model_args)  # + model card, push_to_hub
     return trainer
 

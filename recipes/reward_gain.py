@@ -20,8 +20,9 @@ import sys
 from pathlib import Path
 
 from rusty_hf.checkpoints import check_model_source
+from rusty_hf.evaluation import rust_unavailable_reason
 from rusty_hf.model_card import write_model_card
-from rusty_hf.reward_gain import compare, score_checkpoint
+from rusty_hf.reward_gain import compare, score_checkpoint, without_rust
 from rusty_hf.user_errors import UserError, run_cli
 
 
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="one weight per reward, as in the GRPO config (default 1 each)")
     parser.add_argument("--batch_size", type=int, default=4, help="prompts per generate call (x num_samples rows)")
     parser.add_argument("--device", default="auto", choices=["auto", "cuda", "cpu"], help="auto: the GPU when there is one")
+    parser.add_argument("--tasks_dir", default=None, help="task suite folder (default: the repository's tasks/)")
     parser.add_argument("--output_file", default=None, help="JSON report (default: none)")
     parser.add_argument("--update_model_card", action="store_true",
                         help="also write the report into the --after folder as reward_gain.json and rebuild its model card")
@@ -53,11 +55,18 @@ def run(args: argparse.Namespace) -> dict:
         check_model_source(name)  # both, before the first one is scored for minutes
     if args.update_model_card and not Path(args.after).is_dir():
         raise UserError(f"--update_model_card needs --after to be a local model folder; {args.after} is not one")
+    skipped = {}
+    rust_asked = "rust" in args.task_languages or "rust" in args.reward_funcs
+    if rust_asked and (reason := rust_unavailable_reason()):
+        skipped["rust"] = reason
+        args.task_languages, args.reward_funcs, args.reward_weights = without_rust(
+            args.task_languages, args.reward_funcs, args.reward_weights, reason)
     settings = dict(reward_names=args.reward_funcs, num_samples=args.num_samples, languages=args.task_languages,
                     temperature=args.temperature, max_new_tokens=args.max_new_tokens, seed=args.seed,
-                    reward_weights=args.reward_weights, batch_size=args.batch_size, device=args.device)
+                    reward_weights=args.reward_weights, batch_size=args.batch_size, device=args.device,
+                    tasks_root=args.tasks_dir)
     before, after = score_checkpoint(args.before, **settings), score_checkpoint(args.after, **settings)
-    report = {**compare(before, after), "settings": settings}
+    report = {**compare(before, after), "settings": settings, "skipped": skipped}
     for name, score in (("before", before), ("after", after)):
         parts = ", ".join(f"{k} {v:.3f}" for k, v in score.per_reward.items())
         print(f"{name:>6}: mean total reward {score.mean:.3f} ± {score.stderr:.3f} (n={len(score.totals)}; {parts})  {score.model}")

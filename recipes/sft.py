@@ -8,6 +8,10 @@ tasks answered with EDIT actions; held-out tasks never appear) unless `dataset_n
 conversational dataset with a `messages` column. The loss is
 on assistant turns only (`assistant_only_loss`). Saves a Hub-ready folder (weights, code for
 trust_remote_code, tokenizer) to `output_dir`.
+
+`--save_prepared_to DIR` tokenizes the mix as training would (TRL's chat template and assistant masks),
+saves it compactly and exits; `--dataset_name DIR` then trains from it with no tokenizing
+(`rusty_hf.training.prepared_data`; recipes/r2/pipeline.sh prepare / train).
 """
 
 from __future__ import annotations
@@ -26,12 +30,17 @@ from rusty_hf.configs import RustyScriptArguments
 from rusty_hf.data.sft_data import build_sft_dataset
 from rusty_hf.tokenizer import load_tokenizer
 from rusty_hf.training import load_or_create_model
+from rusty_hf.training.prepared_data import is_prepared, load_prepared, save_prepared, train_from_prepared
 from rusty_hf.training.run import train_and_finish
 from rusty_hf.training.shared_prefix import share_batch_prefix
 from rusty_hf.user_errors import UserError, run_recipe
 
 
-def build_dataset(script_args: RustyScriptArguments) -> Dataset:
+def build_dataset(script_args: RustyScriptArguments, training_args: SFTConfig, tokenizer) -> Dataset:
+    if is_prepared(script_args.dataset_name):
+        splits, _ = load_prepared(script_args.dataset_name, tokenizer, training_args.max_length)
+        train_from_prepared(training_args)
+        return splits[script_args.dataset_train_split]
     if script_args.dataset_name:
         return load_dataset(script_args.dataset_name, script_args.dataset_config, split=script_args.dataset_train_split)
     return build_sft_dataset(
@@ -57,13 +66,17 @@ def main(script_args: RustyScriptArguments, training_args: SFTConfig, model_args
     trainer = SFTTrainer(
         model=model,
         args=training_args,
-        train_dataset=build_dataset(script_args),
+        train_dataset=build_dataset(script_args, training_args, tokenizer),
         processing_class=tokenizer,
         peft_config=get_peft_config(model_args),
     )
     if len(trainer.train_dataset) == 0:  # TRL drops rows whose assistant turns were all cut off by max_length
         raise UserError(f"SFT: no training example keeps an assistant token within max_length={training_args.max_length}. "
                         "Fix: raise --max_length (or set assistant_only_loss false)")
+    if script_args.save_prepared_to:
+        save_prepared({script_args.dataset_train_split: trainer.train_dataset}, script_args.save_prepared_to, tokenizer,
+                      recipe="sft", max_length=training_args.max_length, num_proc=training_args.dataset_num_proc)
+        return trainer
     train_and_finish(trainer, script_args, training_args, model_args)  # + model card, push_to_hub
     return trainer
 

@@ -67,6 +67,11 @@ class RustyScriptArguments(ScriptArguments):
         metadata={"help": "Wall-clock budget for training: max_steps (and the LR schedule) shrink to fit it, and "
                   "training stops before it runs out (rusty_hf.training.time_budget). None = no limit."},
     )
+    save_prepared_to: str | None = field(
+        default=None,
+        metadata={"help": "Tokenize (and pack) the dataset as this run would, save it compactly to this folder and "
+                  "exit without training; train from it later, offline (rusty_hf.training.prepared_data)."},
+    )
 
     def __post_init__(self):
         if self.max_train_minutes is not None and not self.max_train_minutes > 0:
@@ -96,7 +101,8 @@ class PretrainScriptArguments(RustyScriptArguments):
     dataset_path: str = field(
         default="data/code_corpus",
         metadata={"help": "DatasetDict saved with save_to_disk (splits train/validation, a text column); build it with "
-                  "`python3 recipes/build_code_corpus.py --output_dir data/code_corpus`. Ignored when dataset_name is set."},
+                  "`python3 recipes/build_code_corpus.py --output_dir data/code_corpus`; or a folder prepared with "
+                  "save_prepared_to (tokenized, packed). Ignored when dataset_name is set."},
     )
     dataset_test_split: str = field(
         default="validation", metadata={"help": "Held-out split for eval_loss and eval_bits_per_byte."}
@@ -107,10 +113,15 @@ class PretrainScriptArguments(RustyScriptArguments):
     max_eval_texts: int | None = field(
         default=None, metadata={"help": "Evaluate on a seeded random subset of this many documents; None = all."}
     )
+    max_train_tokens: int | None = field(
+        default=None,
+        metadata={"help": "Train on at most this many tokens of the train split (a seeded subset of documents, packed "
+                  "rows cut to fit); with save_prepared_to, caps the prepared folder's size. None = all."},
+    )
 
     def __post_init__(self):
         super().__post_init__()
-        for name in ("max_train_texts", "max_eval_texts"):
+        for name in ("max_train_texts", "max_eval_texts", "max_train_tokens"):
             if getattr(self, name) is not None and getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive or None, got {getattr(self, name)}")
 

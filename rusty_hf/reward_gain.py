@@ -60,15 +60,17 @@ def score_checkpoint(
     seed: int = 0,
     reward_weights: list[float] | None = None,
     device: str = "auto",
+    tasks_root: str | None = None,
 ) -> RewardScore:
     """Sample every held-out prompt ``num_samples`` times and total the named rewards per sample
-    (times ``reward_weights``, one per name, as GRPO weighs them; default 1 each)."""
+    (times ``reward_weights``, one per name, as GRPO weighs them; default 1 each). ``tasks_root``: the
+    task suite folder (default: the repository's tasks/)."""
     weights = [1.0] * len(reward_names) if reward_weights is None else [float(w) for w in reward_weights]
     if len(weights) != len(reward_names):
         raise UserError(f"{len(weights)} reward_weights for {len(reward_names)} reward_funcs. Fix: give one weight per reward")
     reward_funcs = get_reward_funcs(reward_names)  # an unknown name fails before the model loads
     rows = [row for language in (languages or ["python"])
-            for row in load_tasks(language=language, split=split, system_prompt=RUSTY_SYSTEM_PROMPT)]
+            for row in load_tasks(tasks_root, language=language, split=split, system_prompt=RUSTY_SYSTEM_PROMPT)]
     if not rows:
         raise UserError(f"no {split} tasks for languages {languages}. Fix: choose python and/or rust")
     model = load_model(model_path, device="cpu", trust_remote_code=True)
@@ -86,6 +88,16 @@ def score_checkpoint(
         per_reward[func.__name__] = sum(rewards) / len(rewards)
         totals = [t + weight * r for t, r in zip(totals, rewards)]
     return RewardScore(model=model_path, totals=totals, per_reward=per_reward)
+
+
+def without_rust(languages: list[str], reward_names: list[str], reward_weights: list[float] | None,
+                 reason: str) -> tuple[list[str], list[str], list[float] | None]:
+    """The Python-only settings when Rust cannot be scored (``reason``: why): Rust tasks and the rust reward
+    dropped, with their weight. One line says so; the caller records ``reason`` in its report."""
+    print(f"Rust skipped ({reason}): scoring Python tasks only, without the rust reward")
+    keep = [i for i, name in enumerate(reward_names) if name != "rust"]
+    weights = None if reward_weights is None else [reward_weights[i] for i in keep]
+    return [lang for lang in languages if lang != "rust"], [reward_names[i] for i in keep], weights
 
 
 def compare(before: RewardScore, after: RewardScore, min_gain: float = 0.1, min_stderrs: float = 2.0) -> dict:

@@ -1,6 +1,6 @@
 """Run a recipe under accelerate's FSDP2 on CPU processes (gloo), for the launch tests only.
 
-    accelerate launch --config_file <fsdp.yaml with num_processes 2> tests/fsdp_on_cpu.py recipes/sft.py --config ...
+    accelerate launch --config_file <fsdp.yaml, mixed_precision no> --num_processes 2 tests/fsdp_on_cpu.py recipes/sft.py --config ...
 
 accelerate (1.15) turns FSDP on only for GPU-like process groups: `AcceleratorState` keeps a CPU run
 (`use_cpu: true`, gloo) as MULTI_CPU and drops the FSDP plugin, so a CPU launch of fsdp.yaml trains plain

@@ -302,3 +302,15 @@ def test_an_unknown_mode_names_the_choices(tiny_model, monkeypatch):
     for spelling, mode in (("0", "off"), ("false", "off"), ("1", "auto"), ("", "auto"), ("EAGER", "eager")):
         monkeypatch.setenv("RUSTY_DECODE_GRAPHS", spelling)
         assert decode_graphs.decode_graph_mode() == mode
+
+
+def test_counts_tell_static_steps_from_replays(tiny_model, monkeypatch):
+    ids, mask = torch.tensor([[5, 6, 7]]), torch.ones(1, 3, dtype=torch.long)
+    before = decode_graphs.decode_graph_counts()
+    _generate(tiny_model, ids, mask, "off", monkeypatch)
+    assert decode_graphs.decode_graph_counts() == before  # the normal forward: nothing counted
+    _generate(tiny_model, ids, mask, "eager", monkeypatch)
+    after = decode_graphs.decode_graph_counts()
+    # 11 decoding steps after the prompt, each run on the static buffers; no capture on CPU, so no replay
+    assert after["static_steps"] - before["static_steps"] == 11
+    assert (after["captures"], after["replays"]) == (before["captures"], before["replays"])

@@ -22,26 +22,53 @@ def run_script(*args: str, timeout: int) -> subprocess.CompletedProcess:
                           timeout=timeout)
 
 
-@pytest.mark.slow  # 90-150 s on a busy 2-core box: six model builds, two compiles, a few dozen generates
-def test_quick_cpu_run_writes_every_section(tmp_path: Path) -> None:
-    out = tmp_path / "x.json"
-    proc = run_script("--device", "cpu", "--quick", "--width", "64", "--layers", "2", "--vocab", "512",
-                      "--output", str(out), "--tokenizer", str(tmp_path / "none"), timeout=500)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    r = json.loads(out.read_text())
-    assert {"train", "decode", "exactness", "recipe", "floors", "machine"} <= set(r)
-    assert r["recipe"]["r2_sft"]["steps"] == 2 and r["recipe"]["r2_sft"]["tokens_per_s"] > 0
-    train_rates = [case["tokens_per_s"] for row in r["train"].values() for case in row.values()]
-    decode_rates = [v for case in r["decode"].values() for k, v in case.items() if k.endswith("tokens_per_s")]
-    for rate in train_rates + decode_rates:
-        assert math.isfinite(rate) and rate > 0
-    assert any("compiled" in key for row in r["train"].values() for key in row)  # the compile path ran
-    assert r["decode"]["context_scaling"]["long_over_short"] > 0
-    assert r["exactness"]["parallel_vs_recurrent"]["max_abs_diff"] <= 1e-4
-    graphed = r["exactness"]["decode_graphs_vs_eager"]
-    assert graphed["mode"] == "eager" and graphed["same_tokens"] and graphed["max_abs_diff"] <= 1e-4
-    assert any(key.endswith("/no-graphs") for key in r["decode"])  # the graphs' gain is measured in-run
-    assert all(row["status"] in ("not checked on CPU", "not measured") for row in r["floors"])
+def _cases(folder: Path) -> dict[tuple[str, str], dict]:
+    lines = [json.loads(line) for path in folder.glob("*.jsonl") for line in path.read_text().splitlines()]
+    return {(case.pop("section"), case.pop("case")): case for case in lines}
+
+
+@pytest.mark.slow  # ~100 s here (2 busy cores): five section processes, six model builds, two compiles
+def test_gpu_check_runs_every_section_as_case_lines_and_prints_the_claims(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "RUSTY_WKV_BACKEND"}  # each case sets its own backend
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env["PATH"]])  # the script's python3 is ours
+    env["GPU_CHECK_DIR"] = str(tmp_path)
+    proc = subprocess.run(["bash", str(SCRIPT.parent / "gpu_check.sh"), "--device", "cpu", "--quick", "--width", "64",
+                           "--layers", "2", "--vocab", "512", "--tokenizer", str(tmp_path / "none")],
+                          capture_output=True, text=True, env=env, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    cases = _cases(tmp_path)
+    assert {section for section, _ in cases} == {"train", "compile", "decode", "exactness", "recipe"}
+    rates = [c["tokens_per_s"] for (s, _), c in cases.items() if s in ("train", "compile")]
+    rates += [v for (s, _), c in cases.items() if s == "decode" for k, v in c.items() if k.endswith("tokens_per_s")]
+    assert rates and all(math.isfinite(rate) and rate > 0 for rate in rates)
+    backend = "triton" if os.environ.get("TRITON_INTERPRET") == "1" else "torch"  # the default WKV backend here
+    compiled = {key: case for (section, key), case in cases.items() if section == "compile"}
+    assert sorted(compiled) == ["B2_T32_bf16 gpt2/compiled", f"B2_T32_bf16 ours[{backend}]/compiled"]
+    assert not any("error" in case for case in compiled.values())  # fullgraph=True: a graph break would be an error
+    graphed = cases[("decode", f"ours[{backend}]")]["graphs"]
+    assert graphed["static_steps"] > 0 and cases[("decode", f"ours[{backend}]/no-graphs")]["graphs"]["static_steps"] == 0
+    assert cases[("decode", "context_scaling")]["long_over_short"] > 0
+    assert cases[("exactness", "parallel_vs_recurrent")]["max_abs_diff"] <= 1e-4
+    same = cases[("exactness", "decode_graphs_vs_eager")]
+    assert same["mode"] == "eager" and same["same_tokens"] and same["max_abs_diff"] <= 1e-4
+    recipe = cases[("recipe", "r2_sft")]
+    assert recipe["steps"] == 4 and recipe["tokens_per_s"] > 0 and recipe["whole_run_tokens_per_s"] > 0
+    claims = json.loads((tmp_path / "claims.json").read_text())["claims"]
+    assert "fullgraph=True" in claims[0]["claim"] and claims[0]["value"] == "1 shapes compiled"
+    assert {row["status"] for row in claims} <= {"not checked on CPU", "not measured"}
+    assert "### GPU claims of the README" in proc.stdout
+
+
+def test_graphed_decoding_that_captured_nothing_is_an_error() -> None:
+    sys.path.insert(0, str(SCRIPT.parent))
+    from gpu_speed import graph_counts
+
+    with pytest.raises(RuntimeError, match="nothing captured"):
+        with graph_counts("auto"):
+            pass  # a failed capture decodes eagerly: no capture, no replay
+    with graph_counts("off") as counts:  # graphs off: nothing expected
+        pass
+    assert counts["captures"] == 0
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="the no-GPU message only shows without CUDA")

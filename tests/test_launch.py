@@ -1,8 +1,10 @@
 """Recipes under `accelerate launch` on 2 CPU processes (DDP and FSDP2), and SFT's kill-and-resume, as real subprocesses.
 
-DDP runs use recipes/accelerate_configs/cpu.yaml, the README's CPU command line. FSDP2 runs use
-recipes/accelerate_configs/fsdp.yaml itself, with num_processes 2 and mixed_precision "no", through
-tests/fsdp_on_cpu.py: accelerate shards on GPUs only, and that wrapper lifts its one device gate.
+DDP runs use recipes/accelerate_configs/cpu.yaml, the README's CPU command line, and ddp.yaml as shipped with
+the README's `--num_processes` (2 here) and `--mixed_precision no`. FSDP2 runs use
+recipes/accelerate_configs/fsdp.yaml itself, with mixed_precision "no" and `--num_processes 2` on the command
+line as the README passes it, through tests/fsdp_on_cpu.py: accelerate shards on GPUs only, and that wrapper
+lifts its one device gate.
 Multi-process SFT is compared with one process on the same global batch at steps 1 and 2 (loss and
 gradient norm: the first update, the LM head's gradient included, must be averaged over the processes)
 and through the saved folder's logits; PPO under FSDP2 is compared with PPO under DDP (same processes,
@@ -24,6 +26,7 @@ pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
 ACCELERATE_CPU = REPO / "recipes" / "accelerate_configs" / "cpu.yaml"
+ACCELERATE_DDP = REPO / "recipes" / "accelerate_configs" / "ddp.yaml"
 ACCELERATE_FSDP = REPO / "recipes" / "accelerate_configs" / "fsdp.yaml"
 FSDP_ON_CPU = REPO / "tests" / "fsdp_on_cpu.py"
 
@@ -37,9 +40,11 @@ def tokenizer_dir(tmp_path_factory, tiny_tokenizer):
 
 @pytest.fixture(scope="module")
 def fsdp_cpu_config(tmp_path_factory) -> Path:
-    """fsdp.yaml as shipped, on 2 processes and in fp32 (CPU autocast to bf16 would only add noise)."""
+    """fsdp.yaml as shipped, in fp32 (CPU autocast to bf16 would only add noise); the process count comes from
+    the command line, as in the README's launch lines."""
     config = yaml.safe_load(ACCELERATE_FSDP.read_text())
-    config.update(num_processes=2, mixed_precision="no")
+    assert "num_processes" not in config  # a fixed count would start 8 processes on a one-GPU machine
+    config.update(mixed_precision="no")
     path = tmp_path_factory.mktemp("accelerate") / "fsdp_cpu.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
@@ -60,11 +65,14 @@ def _sft_args(tokenizer_dir: Path, out: Path, per_device: int, *extra: str) -> l
     ]
 
 
-def _run(argv: list[str], config: Path | None = None, fsdp: bool = False, timeout: float = 600) -> str:
-    """Run a recipe: in this process's Python, or under `accelerate launch --config_file config`."""
+def _run(argv: list[str], config: Path | None = None, fsdp: bool = False, timeout: float = 600,
+         launch: tuple[str, ...] = ()) -> str:
+    """Run a recipe: in this process's Python, or under `accelerate launch --config_file config *launch`
+    (2 processes: the GPU configs take the count from the command line, as the README launches them)."""
     prefix = [sys.executable]
     if config is not None:
-        prefix += ["-m", "accelerate.commands.launch", "--config_file", str(config)]
+        prefix += ["-m", "accelerate.commands.launch", "--config_file", str(config), *launch]
+        prefix += ["--num_processes", "2"] if config != ACCELERATE_CPU else []
         prefix += [str(FSDP_ON_CPU)] if fsdp else []
     proc = subprocess.run(prefix + argv, cwd=REPO, env=_env(), capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -99,7 +107,8 @@ def sft_one(tmp_path_factory, tokenizer_dir) -> Path:
 @pytest.fixture(scope="module")
 def sft_ddp(tmp_path_factory, tokenizer_dir) -> Path:
     out = tmp_path_factory.mktemp("sft") / "ddp"
-    _run(_sft_args(tokenizer_dir, out, 2, *SFT_TWO_STEPS), config=ACCELERATE_CPU)
+    # ddp.yaml as shipped; its bf16 autocast would only add noise on CPU
+    _run(_sft_args(tokenizer_dir, out, 2, *SFT_TWO_STEPS), config=ACCELERATE_DDP, launch=("--mixed_precision", "no"))
     return out
 
 

@@ -1,6 +1,8 @@
 """Every recipe YAML parses with its recipe's parser, and every accelerate config says what it launches."""
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -41,7 +43,27 @@ def test_every_accelerate_config_is_documented_with_its_launch_line():
     for path in configs:
         line = f"accelerate launch --config_file recipes/accelerate_configs/{path.name}"
         assert line in path.read_text() and line in readme
-        assert yaml.safe_load(path.read_text())["num_processes"] >= 2
+    assert yaml.safe_load((RECIPES / "accelerate_configs" / "cpu.yaml").read_text())["num_processes"] == 2
+
+
+def test_gpu_launch_lines_take_the_process_count_from_the_machine():
+    # A count in ddp.yaml / fsdp.yaml would start that many processes on any machine (8 on one GPU):
+    # every launch line of theirs passes --num_processes (the GPU count, or all GPUs of several nodes).
+    files = [RECIPES.parent / "README.md", *RECIPES.rglob("*.yaml"), *RECIPES.glob("*.py")]
+    lines = [line for f in files for line in f.read_text().splitlines()
+             if re.search(r"accelerate_configs/(ddp|fsdp)\.yaml", line) and "accelerate launch" in line]
+    assert len(lines) >= 10
+    for line in lines:
+        assert "--num_processes" in line, line
+    for name in ("ddp.yaml", "fsdp.yaml"):
+        assert "num_processes" not in yaml.safe_load((RECIPES / "accelerate_configs" / name).read_text())
+
+
+def test_a_gpu_config_launched_without_a_process_count_is_refused_naming_the_flag():
+    proc = subprocess.run([sys.executable, "-m", "accelerate.commands.launch", "--config_file",
+                           str(RECIPES / "accelerate_configs" / "ddp.yaml"), "recipes/sft.py", "--help"],
+                          cwd=RECIPES.parent, capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0 and "--num_processes" in proc.stderr
 
 
 def test_the_readme_launches_only_configs_that_exist():

@@ -7,6 +7,7 @@ because the interpreter runs every lane in numpy.
 
 import importlib
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -22,6 +23,9 @@ from tests.conftest import wkv_inputs
 wkv_module = importlib.import_module("rusty_hf.models.tiny_rwkv.wkv")  # the package exports a function `wkv`
 DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 LEFT_PADDING = torch.tensor([[0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1], [1] * 12], device=DEVICE)
+# Padding at the first and last steps and in between: the edges of the kernels' software pipeline (the
+# step loaded ahead of the loop, the clamped load after the last step) and selects in both directions.
+HOLES = torch.tensor([[1, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 0], [0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0]], device=DEVICE)
 
 
 @pytest.fixture(scope="module")
@@ -66,16 +70,6 @@ def test_forward_matches_the_reference(kernels):
     torch.testing.assert_close(_run(kernels, w, u, k, v)[0], _reference(w, u, k, v)[0], rtol=0, atol=1e-5)
 
 
-def test_left_padding_outputs_zero_and_matches_the_reference(kernels):
-    w, u, k, v = _float32(*wkv_inputs(T=12, C=40))
-    y, state = _run(kernels, w, u, k, v, mask=LEFT_PADDING)
-    y_ref, state_ref = _reference(w, u, k, v, mask=LEFT_PADDING)
-    assert not y[0, :4].any()
-    torch.testing.assert_close(y, y_ref, rtol=0, atol=1e-5)
-    for got, want in zip(state, state_ref):
-        torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-5)
-
-
 def test_incoming_state_carries_into_outputs_and_final_state(kernels):
     w, u, k, v = _float32(*wkv_inputs(T=9, C=24))
     gen = torch.Generator().manual_seed(1)
@@ -105,7 +99,30 @@ def test_large_keys_are_exact_thanks_to_the_running_maximum(kernels):
     torch.testing.assert_close(state[2].double(), state_ref[2], rtol=1e-6, atol=0)  # the exponents
 
 
-@pytest.mark.parametrize("mask", [None, LEFT_PADDING], ids=["no-mask", "left-padding"])
+@pytest.mark.parametrize("mask", [LEFT_PADDING, HOLES], ids=["left-padding", "holes"])
+def test_padded_steps_output_zero_keep_the_state_and_match_the_reference(kernels, mask):
+    w, u, k, v = _float32(*wkv_inputs(T=12, C=40, key_scale=5.0))
+    y, state = _run(kernels, w, u, k, v, mask=mask)
+    y_ref, state_ref = _reference(w, u, k, v, mask=mask)
+    assert not y[mask.cpu() == 0].any()
+    torch.testing.assert_close(y, y_ref, rtol=0, atol=1e-5)
+    for got, want in zip(state, state_ref):
+        torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize("T,mask", [(1, None), (1, torch.tensor([[0], [1]], device=DEVICE))], ids=["T1", "T1-masked"])
+def test_a_single_step_is_exact_forward_and_backward(kernels, T, mask):
+    w, u, k, v = wkv_inputs(T=T, C=24, key_scale=5.0)
+    # one step: y never sees w (the decay acts between steps), so its gradient is zero
+    want = torch.autograd.grad(_reference(w, u, k, v, mask=mask)[0].sum(), (w, u, k, v), allow_unused=True)
+    inputs = _float32(w, u, k, v)
+    y, _ = _run(kernels, *inputs, mask=mask)
+    torch.testing.assert_close(y.double(), _reference(w, u, k, v, mask=mask)[0].detach(), rtol=0, atol=1e-5)
+    for g, r, x in zip(torch.autograd.grad(y.sum(), inputs), want, (w, u, k, v)):
+        torch.testing.assert_close(g.double(), torch.zeros_like(x) if r is None else r, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("mask", [None, LEFT_PADDING, HOLES], ids=["no-mask", "left-padding", "holes"])
 def test_gradients_match_autograd_through_the_reference_loop(kernels, mask):
     w, u, k, v = wkv_inputs(T=12, C=24, key_scale=10.0)
     gy = torch.randn(2, 12, 24, dtype=torch.float64)
@@ -186,13 +203,28 @@ def test_the_custom_op_compiles_without_graph_breaks_and_matches_eager(kernels, 
 # --- the real compiler ----------------------------------------------------------------------------------
 
 _COMPILE_FOR_H100 = textwrap.dedent(
-    """
+    r"""
+    import json, re
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
     from rusty_hf.models.tiny_rwkv import wkv_triton
 
+
+    def time_loop(ptx):
+        # the loop over time: from the label its back-edge branches to, up to that branch's line
+        back = re.findall(r"@%p\d+ bra\s+(\$L__BB\d+_\d+);", ptx)[-1]
+        body = ptx[ptx.index(back + ":"):ptx.rindex(back + ";")]
+        lines = [line.strip() for line in body[:body.rindex("\n")].splitlines()]
+        first_exp = next(i for i, line in enumerate(lines) if "ex2" in line)
+        return {"branches": sum(" bra" in line for line in lines),
+                "loads_before_math": sum("ld.global" in line for line in lines[:first_exp]),
+                "loads_after_math": sum("ld.global" in line for line in lines[first_exp:]),
+                "selects": sum("selp" in line for line in lines)}
+
+
     assert not wkv_triton.INTERPRETED
+    loops = {}
     for kernel, n_pointers, constexprs in (
         (wkv_triton._wkv_forward_kernel, 15, ("HAS_MASK", "SAVE_STATES")),
         (wkv_triton._wkv_backward_kernel, 13, ("HAS_MASK",)),
@@ -203,18 +235,40 @@ _COMPILE_FOR_H100 = textwrap.dedent(
             signature.update(mask_ptr="*i8", T="i32", C="i32", BLOCK_C="constexpr")
             signature.update({name: "constexpr" for name in constexprs})
             values = {name: flag for name in constexprs} | {"BLOCK_C": 64}
-            source = ASTSource(kernel, signature, constexprs=values)
-            assert triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"num_warps": 2}).asm["cubin"]
+            compiled = triton.compile(ASTSource(kernel, signature, constexprs=values), target=GPUTarget("cuda", 90, 32),
+                                      options={"num_warps": 2})
+            assert compiled.asm["cubin"]
+            loops[f"{kernel.__name__}{'/masked' if flag else ''}"] = time_loop(compiled.asm["ptx"])
+    print(json.dumps(loops))
     """
 )
 
 
-def test_the_kernels_compile_for_an_h100_without_a_gpu(kernels):
-    """The interpreter runs Python, so it accepts code Triton's compiler rejects: compile for sm_90
-    (front end, LLVM and ptxas, no driver needed) in a process without TRITON_INTERPRET."""
+@pytest.fixture(scope="module")
+def compiled_for_h100(kernels) -> dict[str, dict[str, int]]:
+    """The kernels compiled for sm_90 (front end, LLVM and ptxas, no driver needed) in a process without
+    TRITON_INTERPRET; per variant, what the time loop of its PTX holds."""
     if importlib.util.find_spec("triton.backends.nvidia") is None:
         pytest.skip("this triton has no NVIDIA backend")
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"} | {"TRITON_DEFAULT_FP_FUSION": "1"}
     proc = subprocess.run([sys.executable, "-c", _COMPILE_FOR_H100], cwd=Path(__file__).parents[1], env=env,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_the_kernels_compile_for_an_h100_without_a_gpu(compiled_for_h100):
+    """The interpreter runs Python, so it accepts code Triton's compiler rejects: every variant must compile."""
+    assert sorted(compiled_for_h100) == ["_wkv_backward_kernel", "_wkv_backward_kernel/masked",
+                                         "_wkv_forward_kernel", "_wkv_forward_kernel/masked"]
+
+
+@pytest.mark.parametrize("kernel,loads", [("_wkv_forward_kernel", 3), ("_wkv_backward_kernel", 7)])
+def test_the_masked_kernels_load_ahead_and_never_branch_on_the_mask(compiled_for_h100, kernel, loads):
+    """Inside the time loop every load (the next step's k, v and mask; in the backward also dy and the saved
+    state) is issued before the step's first exp, nothing loads after it, and the mask selects (selp)
+    instead of branching: the loop's body holds no branch, only its back-edge."""
+    loop = compiled_for_h100[f"{kernel}/masked"]
+    assert loop | {"selects": 0} == {"branches": 0, "loads_before_math": loads, "loads_after_math": 0, "selects": 0}
+    assert loop["selects"] >= 4
+    assert compiled_for_h100[kernel]["branches"] == 0  # the unmasked kernel: the same loop, no selects needed

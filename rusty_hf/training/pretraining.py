@@ -69,9 +69,10 @@ class BitsPerByteSFTTrainer(SFTTrainer):
     for another dataset, which then reports its loss without a (wrong) bits per byte.
     """
 
-    def __init__(self, *args, eval_dataset: Dataset | None = None, **kwargs):
+    def __init__(self, *args, eval_dataset: Dataset | None = None, eval_tokens_per_byte: float | None = None, **kwargs):
+        """``eval_tokens_per_byte``: given for an eval split that is already tokenized (a prepared folder records it)."""
         super().__init__(*args, eval_dataset=eval_dataset, **kwargs)
-        self.eval_tokens_per_byte: float | None = None
+        self.eval_tokens_per_byte = eval_tokens_per_byte
         text_field = self.args.dataset_text_field
         if isinstance(eval_dataset, Dataset) and text_field in eval_dataset.column_names and isinstance(self.eval_dataset, Dataset):
             n_bytes = count_text_bytes(eval_dataset, text_field)

@@ -13,9 +13,10 @@ Under FSDP the launch and the optimizer are checked first and the final save gat
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
-from transformers import Trainer, TrainingArguments
+from transformers import Trainer, TrainerCallback, TrainingArguments
 
 from rusty_hf.publishing import finalize_output
 from rusty_hf.training.model_loading import resume_checkpoint
@@ -30,6 +31,7 @@ def train_and_finish(trainer: Trainer, script_args: object, training_args: Train
     prepare_sharded_run(trainer)  # FSDP: a launch that would not shard is refused; bitsandbytes optim -> AdamW
     if getattr(script_args, "max_train_minutes", None):
         trainer.add_callback(TimeBudgetCallback(script_args.max_train_minutes))
+    trainer.add_callback(ThroughputClock())
     compact_fused_head_on_cpu()  # TRL scores every position on CPU otherwise (see trl_cpu.py)
     if trainer.args.device.type == "cpu":
         keep_freed_memory()  # the step's large buffers are otherwise re-faulted every step (cpu_allocator.py)
@@ -37,6 +39,27 @@ def train_and_finish(trainer: Trainer, script_args: object, training_args: Train
     record_throughput(trainer, result.metrics)
     metrics = last_eval_metrics(trainer)  # into the card: e.g. pretraining's held-out loss and bits per byte
     return finalize_output(trainer, script_args, training_args, metrics, model_args=model_args)  # prints where it saved
+
+
+WARMUP_STEPS = 2  # steps left out of the after-warm-up rate: start-up, compilation, autotuning
+
+
+class ThroughputClock(TrainerCallback):
+    """When each log with TRL's ``num_tokens`` was written: ``(step, seconds, tokens)``, for the rate after warm-up."""
+
+    def __init__(self) -> None:
+        self.marks: list[tuple[int, float, float]] = []
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        if logs and "num_tokens" in logs:
+            self.marks.append((state.global_step, time.monotonic(), float(logs["num_tokens"])))
+
+    def rate_after_warmup(self) -> float | None:
+        """Tokens/s from the first log after WARMUP_STEPS steps to the last log; None without two such logs."""
+        marks = [m for m in self.marks if m[0] >= WARMUP_STEPS]
+        if len(marks) < 2 or marks[-1][1] <= marks[0][1]:
+            return None
+        return (marks[-1][2] - marks[0][2]) / (marks[-1][1] - marks[0][1])
 
 
 CARD_EVAL_METRICS = ("eval_loss", "eval_bits_per_byte")
@@ -55,13 +78,18 @@ def record_throughput(trainer: Trainer, metrics: dict[str, float]) -> dict[str, 
     """Add tokens and tokens/s to the run's metrics, print one line, save ``train_results.json`` and
     ``trainer_state.json`` to ``output_dir`` (``Trainer.save_metrics`` / ``save_state``, as transformers' examples do).
 
-    The token count is TRL's ``num_tokens`` (every process's tokens, padding excluded), last logged value.
+    The token count is TRL's ``num_tokens`` (every process's tokens, padding excluded), last logged value;
+    ``train_tokens_per_second_after_warmup`` counts from the first log after WARMUP_STEPS steps (ThroughputClock).
     """
     metrics = dict(metrics)
     num_tokens = next((e["num_tokens"] for e in reversed(trainer.state.log_history) if "num_tokens" in e), None)
     runtime = metrics.get("train_runtime")
     if num_tokens is not None and runtime:
         metrics |= {"train_num_tokens": num_tokens, "train_tokens_per_second": round(num_tokens / runtime, 1)}
+    clock = next((c for c in trainer.callback_handler.callbacks if isinstance(c, ThroughputClock)), None)
+    after_warmup = clock.rate_after_warmup() if clock is not None else None
+    if after_warmup is not None:  # what a longer run sustains: start-up and compilation left out
+        metrics["train_tokens_per_second_after_warmup"] = round(after_warmup, 1)
     metrics["train_steps"] = trainer.state.global_step
     if trainer.is_world_process_zero():
         speed = f", {metrics['train_tokens_per_second']:,.0f} tokens/s ({num_tokens:,.0f} tokens)" if "train_num_tokens" in metrics else ""

@@ -578,8 +578,14 @@ torch::Tensor relu_square_backward(torch::Tensor x, torch::Tensor g) {
     const float *xp = x.data_ptr<float>(), *gp = gc.data_ptr<float>();
     float* op = out.data_ptr<float>();
     at::parallel_for(0, x.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
+        // restrict-qualified chunk pointers: with the shared ones GCC kept this loop scalar despite the
+        // pragma (g read only where x > 0), 4.4 ms against 0.5 ms for a (4, 256, 2048) tensor
+        const float* __restrict xs = xp + begin;
+        const float* __restrict gs = gp + begin;
+        float* __restrict os = op + begin;
+        const int64_t n = end - begin;
         _Pragma("omp simd")
-        for (int64_t i = begin; i < end; ++i) op[i] = xp[i] > 0 ? 2.0f * xp[i] * gp[i] : 0.0f;
+        for (int64_t i = 0; i < n; ++i) { const float xv = xs[i]; os[i] = xv > 0.0f ? 2.0f * xv * gs[i] : 0.0f; }
     });
     return out;
 }

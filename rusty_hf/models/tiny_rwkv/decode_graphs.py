@@ -25,6 +25,8 @@ What makes replay safe:
 ``eager`` runs the same static-buffer step without capturing, on any device (how the tests check
 the buffer handling on machines without a GPU; it is slower than the normal path).
 A capture that fails turns graphs off for that model with one warning; decoding goes on eagerly.
+`decode_graph_counts()` says what happened in this process (captures, replays, static-buffer steps run
+without capture, failed captures): a benchmark reads it to tell a graphed run from one that fell back.
 """
 
 from __future__ import annotations
@@ -47,6 +49,13 @@ MODES = ("auto", "off", "eager")
 MAX_GRAPHS = 4  # per model, least recently used dropped first (one per batch size and autocast setting)
 CACHE_KEY = "_rusty_decode_graphs"  # where a backbone keeps its DecodeGraphs (in its __dict__, not a submodule)
 WARMUP_STEPS = 2  # before capture, on a side stream: lazy initialisation (cuBLAS, Triton) happens there
+_COUNTS = {"captures": 0, "replays": 0, "static_steps": 0, "failed_captures": 0}  # this process, every model
+
+
+def decode_graph_counts() -> dict[str, int]:
+    """Captures, replays, static-buffer steps run without capture (``eager`` mode) and failed captures so far
+    in this process; take the difference around a run to see what it did."""
+    return dict(_COUNTS)
 
 
 def decode_graph_mode() -> str:
@@ -199,8 +208,10 @@ class _StepGraph:
         if self.graph is not None:
             with torch.cuda.device(self.embeds.device):  # the captured device, whichever is current
                 self.graph.replay()
+            _COUNTS["replays"] += 1
         else:
             self._run()
+            _COUNTS["static_steps"] += 1
         with torch.inference_mode(False), torch.no_grad():  # normal tensors: they carry a version counter
             new_state = self.state.clone().unbind(0)  # one copy, five views
         self.returned = (new_state, tuple(s._version for s in new_state))
@@ -239,6 +250,7 @@ class DecodeGraphs:
             graph = self.graphs.get(key)
             if graph is None:
                 graph = _StepGraph(backbone, embeds, tuple(state[0].shape), autocast, capture)
+                _COUNTS["captures"] += capture
                 self.graphs[key] = graph
                 while len(self.graphs) > MAX_GRAPHS:
                     self.graphs.popitem(last=False)
@@ -304,6 +316,7 @@ def graphed_step(backbone: nn.Module, embeds: torch.Tensor, state, mask: torch.T
     try:
         return graphs.step(backbone, embeds, state, mask, capture=mode == "auto")
     except CaptureError as err:  # decode eagerly from now on
+        _COUNTS["failed_captures"] += 1
         graphs.graphs.clear()
         graphs.failed = str(err)
         logger.warning("TinyRWKV: CUDA-graph decoding turned off for this model (%s); decoding eagerly. "
@@ -312,6 +325,7 @@ def graphed_step(backbone: nn.Module, embeds: torch.Tensor, state, mask: torch.T
 
 
 __all__ = [
-    "CACHE_KEY", "CaptureError", "DecodeGraphs", "MAX_GRAPHS", "MODES", "ModuleSnapshot", "decode_graph_mode",
+    "CACHE_KEY", "CaptureError", "DecodeGraphs", "MAX_GRAPHS", "MODES", "ModuleSnapshot", "decode_graph_counts",
+    "decode_graph_mode",
     "global_module_hooks", "graphed_step",
 ]

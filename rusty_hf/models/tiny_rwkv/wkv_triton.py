@@ -12,7 +12,10 @@ is how the tests check them on machines without a GPU).
 
 Shape of the kernels, as in RWKV-LM's wkv_cuda.cu: one program per (batch row, block of channels),
 one thread per channel, a sequential loop over time with the state (a, b, p) in registers; each
-step loads k_t, v_t (any float dtype, computed in float32) contiguously along the channels.
+step loads k_t, v_t (any float dtype, computed in float32) contiguously along the channels. The loads
+are software-pipelined (step t + 1's k, v and mask are issued before step t's arithmetic) and the
+padding mask never guards a load: padded steps compute and are dropped with `tl.where`, so a padded
+batch (SFT, GRPO, PPO) pays no dependent mask-then-load round trip per step.
 
 Backward: the forward stores the pre-step states (A, B, P), (B, T, C) float32 each, when a gradient
 is needed, and the backward is one reverse scan over them with the rescaled adjoints of
@@ -63,31 +66,47 @@ def _wkv_forward_kernel(
     b = tl.load(b0_ptr + at_state, mask=live, other=0.0)
     p = tl.load(p0_ptr + at_state, mask=live, other=0.0)
     at = row.to(tl.int64) * T * C + cols  # (row, t, cols); int64: B * T * C may pass 2^31
+    row_mask = mask_ptr + row.to(tl.int64) * T
+    # Software pipelining: step t's k, v and mask were loaded during step t - 1, and step t loads step
+    # t + 1's before its own arithmetic, so each load's latency hides behind a step of exps instead of
+    # stalling the dependent chain. Nothing branches on the mask: every step loads and computes, and a
+    # padded step's results are dropped with tl.where (its output is 0, its state is kept).
+    # The last step's "next" loads read that step again (t + 1 clamped to T - 1): in bounds, unused.
+    kt = tl.load(k_ptr + at, mask=live, other=0.0).to(tl.float32)
+    vt = tl.load(v_ptr + at, mask=live, other=0.0).to(tl.float32)
+    if HAS_MASK:
+        real = tl.load(row_mask) != 0
     for t in range(T):
+        step = 1 - (t + 1) // T  # 1, or 0 at the last step
+        k_next = tl.load(k_ptr + at + step * C, mask=live, other=0.0).to(tl.float32)
+        v_next = tl.load(v_ptr + at + step * C, mask=live, other=0.0).to(tl.float32)
+        if HAS_MASK:
+            real_next = tl.load(row_mask + t + step) != 0
         if SAVE_STATES:
             tl.store(sa_ptr + at, a, mask=live)
             tl.store(sb_ptr + at, b, mask=live)
             tl.store(sp_ptr + at, p, mask=live)
-        # Padding outputs 0 and keeps the state. The mask is per row, so the branch is uniform
-        # across the program: no divergence, and padded steps load nothing.
-        real = tl.load(mask_ptr + row * T + t) != 0 if HAS_MASK else True
-        y = tl.zeros([BLOCK_C], dtype=tl.float32)
-        if real:
-            kt = tl.load(k_ptr + at, mask=live, other=0.0).to(tl.float32)
-            vt = tl.load(v_ptr + at, mask=live, other=0.0).to(tl.float32)
-            uk = u + kt
-            q = tl.maximum(p, uk)
-            e1 = tl.exp(p - q)
-            e2 = tl.exp(uk - q)
-            y = (e1 * a + e2 * vt) / (e1 * b + e2)
-            ww = p + w
-            q = tl.maximum(ww, kt)
-            e1 = tl.exp(ww - q)
-            e2 = tl.exp(kt - q)
+        uk = u + kt
+        q = tl.maximum(p, uk)
+        e1 = tl.exp(p - q)
+        e2 = tl.exp(uk - q)
+        y = (e1 * a + e2 * vt) / (e1 * b + e2)
+        ww = p + w
+        q = tl.maximum(ww, kt)
+        e1 = tl.exp(ww - q)
+        e2 = tl.exp(kt - q)
+        if HAS_MASK:  # a compile-time choice: the unmasked kernel has no select at all
+            y = tl.where(real, y, 0.0)
+            a = tl.where(real, e1 * a + e2 * vt, a)
+            b = tl.where(real, e1 * b + e2, b)
+            p = tl.where(real, q, p)
+            real = real_next
+        else:
             a = e1 * a + e2 * vt
             b = e1 * b + e2
             p = q
         tl.store(y_ptr + at, y, mask=live)
+        kt, vt = k_next, v_next
         at += C
     tl.store(a_ptr + at_state, a, mask=live)
     tl.store(b_ptr + at_state, b, mask=live)
@@ -114,39 +133,60 @@ def _wkv_backward_kernel(
     gw = tl.zeros([BLOCK_C], dtype=tl.float32)
     gu = tl.zeros([BLOCK_C], dtype=tl.float32)
     at = (row.to(tl.int64) * T + T - 1) * C + cols
+    row_mask = mask_ptr + row.to(tl.int64) * T
+    # Pipelined and branch-free as the forward: step t - 1's six inputs load during step t, and a padded
+    # step (no gradient; the adjoints pass through) is dropped with tl.where.
+    kt = tl.load(k_ptr + at, mask=live, other=0.0).to(tl.float32)
+    vt = tl.load(v_ptr + at, mask=live, other=0.0).to(tl.float32)
+    gyt = tl.load(gy_ptr + at, mask=live, other=0.0)
+    a = tl.load(sa_ptr + at, mask=live, other=0.0)
+    b = tl.load(sb_ptr + at, mask=live, other=0.0)
+    p = tl.load(sp_ptr + at, mask=live, other=0.0)
+    if HAS_MASK:
+        real = tl.load(row_mask + T - 1) != 0
     for i in range(T):
-        real = tl.load(mask_ptr + row * T + T - 1 - i) != 0 if HAS_MASK else True
-        gk = tl.zeros([BLOCK_C], dtype=tl.float32)  # padding: no gradient, adjoints pass through
-        gv = tl.zeros([BLOCK_C], dtype=tl.float32)
-        if real:
-            kt = tl.load(k_ptr + at, mask=live, other=0.0).to(tl.float32)
-            vt = tl.load(v_ptr + at, mask=live, other=0.0).to(tl.float32)
-            gyt = tl.load(gy_ptr + at, mask=live, other=0.0)
-            a = tl.load(sa_ptr + at, mask=live, other=0.0)
-            b = tl.load(sb_ptr + at, mask=live, other=0.0)
-            p = tl.load(sp_ptr + at, mask=live, other=0.0)
-            uk = u + kt
-            m = tl.maximum(p, uk)
-            e1 = tl.exp(p - m)
-            e2 = tl.exp(uk - m)
-            den = e1 * b + e2
-            y = (e1 * a + e2 * vt) / den
-            g = gyt / den  # dL/dy_t / D_t, times e^{m}; bounded since den >= 1 where it matters
-            direct = g * e2  # through the current token's own e^{u + k}
-            gu += direct * (vt - y)
-            ek = tl.exp(kt - r)  # <= 1: r >= k_t by construction of the running max
-            gk = direct * (vt - y) + ek * (adj_b + adj_a * vt)
-            gv = direct + adj_a * ek
-            gw += tl.exp(w + p - r) * (adj_a * a + adj_b * b)  # through e^w in a_{t+1}, b_{t+1}
-            decayed = w - r
-            big = tl.maximum(-m, decayed)
-            f1 = tl.exp(-m - big)
-            f2 = tl.exp(decayed - big)
-            adj_a = g * f1 + adj_a * f2
-            adj_b = -g * y * f1 + adj_b * f2
+        back = (1 - (i + 1) // T) * C  # one step back, or 0 at t = 0 (that step again: in bounds, unused)
+        k_next = tl.load(k_ptr + at - back, mask=live, other=0.0).to(tl.float32)
+        v_next = tl.load(v_ptr + at - back, mask=live, other=0.0).to(tl.float32)
+        gy_next = tl.load(gy_ptr + at - back, mask=live, other=0.0)
+        a_next = tl.load(sa_ptr + at - back, mask=live, other=0.0)
+        b_next = tl.load(sb_ptr + at - back, mask=live, other=0.0)
+        p_next = tl.load(sp_ptr + at - back, mask=live, other=0.0)
+        if HAS_MASK:
+            real_next = tl.load(row_mask + T - 2 - i + (i + 1) // T) != 0
+        uk = u + kt
+        m = tl.maximum(p, uk)
+        e1 = tl.exp(p - m)
+        e2 = tl.exp(uk - m)
+        den = e1 * b + e2
+        y = (e1 * a + e2 * vt) / den
+        g = gyt / den  # dL/dy_t / D_t, times e^{m}; bounded since den >= 1 where it matters
+        direct = g * e2  # through the current token's own e^{u + k}
+        ek = tl.exp(kt - r)  # <= 1: r >= k_t by construction of the running max
+        gk = direct * (vt - y) + ek * (adj_b + adj_a * vt)
+        gv = direct + adj_a * ek
+        du = direct * (vt - y)
+        dw = tl.exp(w + p - r) * (adj_a * a + adj_b * b)  # through e^w in a_{t+1}, b_{t+1}
+        decayed = w - r
+        big = tl.maximum(-m, decayed)
+        f1 = tl.exp(-m - big)
+        f2 = tl.exp(decayed - big)
+        if HAS_MASK:  # padding: no gradient, and the adjoints pass through unchanged
+            gk = tl.where(real, gk, 0.0)
+            gv = tl.where(real, gv, 0.0)
+            gu += tl.where(real, du, 0.0)
+            gw += tl.where(real, dw, 0.0)
+            adj_a, adj_b = tl.where(real, g * f1 + adj_a * f2, adj_a), tl.where(real, -g * y * f1 + adj_b * f2, adj_b)
+            r = tl.where(real, -big, r)
+            real = real_next
+        else:
+            gu += du
+            gw += dw
+            adj_a, adj_b = g * f1 + adj_a * f2, -g * y * f1 + adj_b * f2
             r = -big
         tl.store(gk_ptr + at, gk, mask=live)  # cast to k's dtype by the store
         tl.store(gv_ptr + at, gv, mask=live)
+        kt, vt, gyt, a, b, p = k_next, v_next, gy_next, a_next, b_next, p_next
         at -= C
     at_state = row.to(tl.int64) * C + cols
     tl.store(gw_ptr + at_state, gw, mask=live)
@@ -196,6 +236,8 @@ def wkv_triton_forward(
     y = torch.empty(B, T, C, **f32)
     a, b, p = (torch.empty(B, C, **f32) for _ in range(3))
     saved = tuple(torch.empty((B, T, C) if save_states else (0,), **f32) for _ in range(3))
+    if T == 0:  # the kernels read step 0 before their loop: nothing to read, the state passes through
+        return (y, *(s.float().clone() for s in (a0, b0, p0)), *saved)
     block, warps = _launch(B, C, k.device)
     # enable_fp_fusion: FMA contraction, one rounding instead of two; spelled out because Triton 3.9
     # warns when it is left to a default that 3.10 changes.
@@ -218,7 +260,9 @@ def wkv_triton_backward(
     B, T, C = k.shape
     k, v = k.contiguous(), v.contiguous()
     gk, gv = torch.empty_like(k), torch.empty_like(v)
-    gw, gu = (torch.empty(B, C, device=k.device, dtype=torch.float32) for _ in range(2))
+    gw, gu = (torch.zeros(B, C, device=k.device, dtype=torch.float32) for _ in range(2))
+    if T == 0:
+        return gw.sum(0), gu.sum(0), gk, gv
     block, warps = _launch(B, C, k.device)
     with _on_device(k.device):
         _wkv_backward_kernel[(B, triton.cdiv(C, block))](
