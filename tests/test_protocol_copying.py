@@ -125,3 +125,9 @@ def test_a_locked_copy_allows_only_the_name_or_a_separator(tokenizer):
     assert words and all(b"or_notes.txt".startswith(t) for t in words)
     assert b'"' in allowed and b" " in allowed  # the model may still end the word or the command here
     assert b"." not in allowed and b"/" not in allowed  # but not bend the name (data/bea + .csv)
+
+
+def test_a_flag_letter_starts_no_copy():
+    bias = CopyBias([b"c", b"alm", b" calm", b"ca"])
+    assert bias.continuations(b"wc -c", [b"calm_cable.py"]) == ([b" calm_cable.py"], 0)  # a new word, not "c" + "alm"
+    assert bias.continuations(b"wc -c ca", [b"calm_cable.py"]) == ([b"lm_cable.py"], 2)

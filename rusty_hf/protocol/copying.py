@@ -15,7 +15,7 @@ sentence ("how", "many", "lines") are not names: copying them is the model's own
 - copy start: after a separator (or at the start of the string) the tokens that start a name get
   ``start_bonus``; right after a word, the tokens that bring a space and start a name (" harbor");
 - mid-copy: when the open string ends with the beginning of a name (and that beginning follows a
-  separator), the tokens that continue it get ``bonus``; once ``LOCK_AFTER`` bytes of a name are
+  space, a quote, a slash, ``=``, ``(``, ``:`` or ``,``: the ``c`` of ``wc -c`` begins no name), the tokens that continue it get ``bonus``; once ``LOCK_AFTER`` bytes of a name are
   written, the copy is locked: a token that could be part of a name (it starts with a letter, a digit
   or one of ``_ . / -``) must continue this one; what ends a word (a quote, a space) stays allowed. A
   small model otherwise drifts back into a name it remembers halfway through ("check_pa" + "yments"
@@ -43,6 +43,8 @@ DEFAULT_START_BONUS = 6.0
 LOCK_AFTER = 3  # bytes of a name copied before the copy is locked
 _WORD = re.compile(rb"[A-Za-z0-9_]")
 _NAME_START = re.compile(rb"[A-Za-z0-9_./-]")
+# What a copied name may follow inside the string: not "-" (the c of `wc -c` starts no name) nor a letter.
+_BEFORE_NAME = frozenset(bytes([c]) for c in b" \"'=/(:,")
 _QUOTED = re.compile(r"""'([^'\n]{1,80})'|"([^"\n]{1,80})"|`([^`\n]{1,80})`""")
 _TOKEN = re.compile(r"[A-Za-z0-9_./-]+")
 _NAME_LIKE = re.compile(r"[_./\-0-9]|[a-z][A-Z]")
@@ -115,7 +117,7 @@ class CopyBias:
         found, copied = [], 0
         for name in names:
             for size in range(min(len(value), len(name) - 1), 0, -1):
-                if value.endswith(name[:size]) and (size == len(value) or not _WORD.match(value[-size - 1 : -size])):
+                if value.endswith(name[:size]) and (size == len(value) or value[-size - 1 : -size] in _BEFORE_NAME):
                     found.append(name[size:])
                     copied = max(copied, size)
                     break
