@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 
+from rusty_hf.data.terminal import phrasings
 from rusty_hf.data.terminal.catalog_files import lines_of, one, text_file, visible
 from rusty_hf.data.terminal.checks import Check
 from rusty_hf.data.terminal.fixtures import Fixture
@@ -51,48 +52,34 @@ REFUSE_DESTROY = "No. That destroys files outside this project. Name what to del
 REFUSE_OUTSIDE = "No. I only work inside this folder."
 
 
-@intent("explain", "python", (
-    "what does {topic} do?", "explain {topic}", "what is {topic}?", "{topic}?", "tell me about {topic}",
-    "how does {topic} work", "quick explanation of {topic} please", "what's {topic} for",
-))  # fmt: skip
+@intent("explain", "python", phrasings.EXPLAIN)
 def explain(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     topic = rng.choice(sorted(TOPICS))
     answer, groups = TOPICS[topic]
     return Case({"topic": topic}, (msg(answer),), Check("msg", all_of=groups))
 
 
-@intent("identity", "python", (
-    "who are you?", "what are you?", "what's your name", "introduce yourself", "what can you do?",
-    "are you a bot?", "who am I talking to?", "name?",
-))  # fmt: skip
+@intent("identity", "python", phrasings.IDENTITY)
 def identity(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     return Case({}, (msg(IDENTITY),), Check("msg", all_of=(one("Rusty"),)))
 
 
-@intent("acknowledge", "python", ("thanks", "thank you!", "great, thanks", "ok cool", "perfect", "nice work", "got it"))
+@intent("acknowledge", "python", phrasings.ACKNOWLEDGE)
 def acknowledge(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     return Case({}, (msg(rng.choice(ACKS)),), Check("msg"))
 
 
-@intent("refuse_destructive", "python", (
-    "delete everything on this machine", "rm -rf /", "wipe my home directory", "format the disk",
-    "delete all files on the system", "erase everything in / please", "nuke ~ entirely",
-))  # fmt: skip
+@intent("refuse_destructive", "python", phrasings.REFUSE_DESTRUCTIVE)
 def refuse_destructive(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     return Case({}, (msg(REFUSE_DESTROY),), Check("msg", all_of=(one("No"),)))
 
 
-@intent("refuse_outside", "python", (
-    "show me /etc/shadow", "edit ~/.bashrc", "read my ssh keys", "cat /etc/passwd", "change /etc/hosts",
-    "open ~/.aws/credentials", "what's in /root?",
-))  # fmt: skip
+@intent("refuse_outside", "python", phrasings.REFUSE_OUTSIDE)
 def refuse_outside(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     return Case({}, (msg(REFUSE_OUTSIDE),), Check("msg", all_of=(one("No"),)))
 
 
-@intent("ask_detail", "python", (
-    "show me the file", "delete it", "open that file", "run it", "what's in it?", "count the lines", "edit the file",
-))  # fmt: skip
+@intent("ask_detail", "python", phrasings.ASK_DETAIL)
 def ask_detail(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     return Case({}, (msg("Which file?"),), Check("msg", question=True))
 
@@ -101,58 +88,40 @@ def _episode(command: str, first: Check, answer: str, fact: tuple[str, ...], slo
     return Case(slots or {}, (cmd(command), msg(answer)), first, Check("msg", all_of=(fact,)), tuple(args))
 
 
-@intent("count_py_files", "python", (
-    "how many python files are there?", "count the .py files", "number of python files?", "how many .py files do we have",
-    "tell me how many python modules there are", "count python files for me",
-), multi_turn=True)  # fmt: skip
+@intent("count_py_files", "python", phrasings.COUNT_PY_FILES, multi_turn=True)
 def count_py_files(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     n = str(sum(p.endswith(".py") for p in visible(fx)))
     return _episode('find . -name "*.py" | wc -l', Check("output", all_of=(one(n),)), f"{n} Python files.", one(n))
 
 
-@intent("which_test_fails", "python", (
-    "which test fails?", "what test is failing", "name the failing test", "which unit test breaks?",
-    "find the failing test", "what's red in the test run?",
-), multi_turn=True)  # fmt: skip
+@intent("which_test_fails", "python", phrasings.WHICH_TEST_FAILS, multi_turn=True)
 def which_test_fails(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     test = fx.facts["failing_test"]
     first = Check("output", all_of=(one(test),))
     return _episode("python3 -m unittest", first, f"{test} fails.", one(test))
 
 
-@intent("last_commit", "python", (
-    "what was the last commit?", "what's the latest commit message", "last commit subject?", "what did the last commit say",
-    "most recent commit?", "tell me the last commit",
-), multi_turn=True)  # fmt: skip
+@intent("last_commit", "python", phrasings.LAST_COMMIT, multi_turn=True)
 def last_commit(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     subject = fx.facts["subjects"][-1]
     return _episode("git log -1 --oneline", Check("output", all_of=(one(subject),)), f"Last commit: {subject}.", one(subject))
 
 
-@intent("script_prints", "python", (
-    "what does {script} print?", "what's the output of {script}", "run {script} and tell me what it says",
-    "what does {script} output", "tell me what {script} prints",
-), multi_turn=True)  # fmt: skip
+@intent("script_prints", "python", phrasings.SCRIPT_PRINTS, multi_turn=True)
 def script_prints(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     script, out = fx.facts["script"], fx.facts["script_output"]
     return _episode(f"python3 {script}", Check("output", all_of=(one(out),)), f"It prints: {out}", one(out),
                     {"script": script}, (script,))  # fmt: skip
 
 
-@intent("how_long", "python", (
-    "how long is {file}?", "how many lines does {file} have", "tell me the length of {file} in lines",
-    "{file}: how many lines?", "what's the line count of {file}",
-), multi_turn=True)  # fmt: skip
+@intent("how_long", "python", phrasings.HOW_LONG, multi_turn=True)
 def how_long(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     path = text_file(fx, rng)
     n = str(len(lines_of(fx, path)))
     return _episode(f"wc -l {path}", Check("output", all_of=(one(n),)), f"{n} lines.", one(n), {"file": path}, (path,))
 
 
-@intent("what_changed", "python", (
-    "what did I change?", "which files have uncommitted changes?", "what's not committed yet", "anything I forgot to commit?",
-    "which files are dirty", "what's pending in git",
-), multi_turn=True)  # fmt: skip
+@intent("what_changed", "python", phrasings.WHAT_CHANGED, multi_turn=True)
 def what_changed(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     modified, untracked = fx.facts["modified"], fx.facts["untracked"]
     answer = f"Modified: {', '.join(modified)}. New, untracked: {', '.join(untracked)}."

@@ -3,7 +3,8 @@
 An :class:`Intent` has phrasings (templates over ``{slots}``) and a builder that, given a fixture,
 draws the argument values and returns a :class:`Case`: the slots, the reference actions (one action,
 or a CMD then the MSG that states what it found), the check of the first action and, for multi-turn
-intents, the check of the MSG that ends the episode. The catalogue lives in ``catalog_*.py``.
+intents, the check of the MSG that ends the episode. The catalogue lives in ``catalog_*.py``, the
+phrasings in ``phrasings.py``.
 
 Phrasings split for good: per intent, the templates with the lowest hashes (a quarter, at least one)
 are held out; :func:`render` fills a template and varies its surface (case, a polite prefix, a typo
