@@ -2,7 +2,8 @@
 
     from rusty_hf.training.rl_setup import build_task_dataset, build_reward_funcs, check_rl_arguments
     check_rl_arguments(script_args, training_args)     # before anything loads: one line naming the fix
-    dataset = build_task_dataset(script_args)          # prompt (chat), tests, language, difficulty, ...
+    dataset = build_task_dataset(script_args)          # prompt (chat), tests, language, difficulty, ...; num_terminal
+                                                       # adds terminal requests (check, fixture columns)
     reward_funcs = build_reward_funcs(script_args)      # guarded: a raising reward never stops training
 
 The prompts carry the Rusty persona (`RUSTY_SYSTEM_PROMPT`), the same system message the SFT data
@@ -36,12 +37,41 @@ def build_task_dataset(script_args: RLScriptArguments, split: str | None = None)
     dataset = datasets.concatenate_datasets(parts) if len(parts) > 1 else parts[0]
     if script_args.max_difficulty is not None:
         dataset = dataset.filter(lambda row: row["difficulty"] <= script_args.max_difficulty)
+    if getattr(script_args, "num_terminal", 0):
+        dataset = datasets.concatenate_datasets([_with_terminal_columns(dataset), terminal_dataset(script_args, dataset.features)])
     if len(dataset) == 0:
         raise UserError(
             f"no {split} tasks for languages {script_args.task_languages} with difficulty <= "
             f"{script_args.max_difficulty}. Fix: widen task_languages or max_difficulty"
         )
     return dataset
+
+
+TERMINAL_COLUMNS = ("check", "final_check", "fixture")
+
+
+def _with_terminal_columns(tasks: datasets.Dataset) -> datasets.Dataset:
+    for column in TERMINAL_COLUMNS:
+        tasks = tasks.add_column(column, [""] * len(tasks))
+    return tasks
+
+
+def terminal_dataset(script_args: RLScriptArguments, task_features: datasets.Features) -> datasets.Dataset:
+    """``num_terminal`` training terminal requests as RL rows beside the tasks (one turn each: the
+    ``terminal`` reward judges the first action; ``language`` "terminal" makes the code rewards skip them)."""
+    from rusty_hf.data.terminal.dataset import training_requests
+
+    rows = []
+    for request in training_requests(script_args.num_terminal, seed=script_args.dialog_seed, multi_turn_share=0.0):
+        row = request.row()
+        rows.append({"prompt": row["prompt"], "tests": "", "solution": "", "language": "terminal", "difficulty": 1,
+                     "name": f"terminal/{request.intent}", "tags": ["terminal"], "entry_point": "", "split": "train",
+                     **{column: row[column] for column in TERMINAL_COLUMNS}})  # fmt: skip
+    missing = sorted(set(task_features) - set(rows[0]))
+    if missing:
+        raise RuntimeError(f"terminal RL rows lack the task columns {missing}: update rl_setup.terminal_dataset")
+    features = datasets.Features({**task_features, **{c: datasets.Value("string") for c in TERMINAL_COLUMNS}})
+    return datasets.Dataset.from_list([{k: r[k] for k in features} for r in rows]).cast(features)
 
 
 def check_rl_arguments(script_args: RLScriptArguments, training_args: object, multi_turn_ok: bool = True) -> None:
@@ -59,6 +89,10 @@ def check_rl_arguments(script_args: RLScriptArguments, training_args: object, mu
 def build_reward_funcs(script_args: RLScriptArguments) -> list[Callable[..., list[float | None]]]:
     """The registry's reward functions named in ``reward_funcs``, each wrapped so that an exception
     scores its batch None (logged and counted) instead of stopping the run."""
+    from rusty_hf.rewards import get_terminal_reward
     from rusty_hf.trainers.reward_guard import guard_reward_funcs
 
-    return guard_reward_funcs(get_reward_funcs(script_args.reward_funcs))
+    funcs = get_reward_funcs(script_args.reward_funcs)
+    funcs = [get_terminal_reward(script_args.terminal_cache_dir) if name == "terminal" else func
+             for name, func in zip(script_args.reward_funcs, funcs)]  # its fixtures where the recipe keeps them
+    return guard_reward_funcs(funcs)

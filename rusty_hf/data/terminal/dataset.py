@@ -129,6 +129,20 @@ def heldout_requests(seed: int = 0, per_intent: dict[str, int] | None = None) ->
     return out
 
 
+def dev_requests(per_intent: int = 4, seed: int = 0) -> list[Request]:
+    """A development split for tuning decoding settings without touching the held-out one: training
+    phrasings and training words, on fixtures no training row uses (``part`` "dev"), trained intents only."""
+    rng = random.Random(20_000 + seed)
+    first_unused = TRAIN_FIXTURES + EXTRA_FIXTURES
+    out = []
+    for name, intent in sorted(all_intents().items()):
+        if name in HELD_OUT_INTENTS:
+            continue
+        for _ in range(per_intent):
+            out.append(_request(intent, "train", "train", first_unused + rng.randrange(1 << 16), rng, "dev"))
+    return out
+
+
 def observation(request: Request, cache_dir: str | Path) -> str:
     """What the terminal shows after the reference CMD of a multi-turn request (run in the sandbox once).
 
