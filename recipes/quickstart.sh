@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the embedded tiny default, one command, on a fresh machine (2 CPU cores; the README has the latest timing):
-#   tokenizer (24K BPE) -> SFT (protocol dialogs + training tasks) -> GRPO (execution + protocol rewards)
-#   -> held-out reward before/after GRPO -> pass@k + protocol validity -> Hub-ready folder with card, CSV, plot.
+#   tokenizer (24K BPE) -> SFT (terminal requests + training tasks) -> GRPO (tasks and terminal requests: execution,
+#   protocol and terminal rewards) -> held-out terminal requests and coding reward before/after GRPO -> pass@k and
+#   protocol validity -> every floor PASS/FAIL -> rusty-terminal in a pty (and the Space in a browser) on the result.
 # Everything lands under outputs/ (OUT_DIR overrides). Stages whose output exists are reused; FRESH=1 redoes all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,46 +11,61 @@ OUT_DIR="${OUT_DIR:-outputs}"
 START=$SECONDS
 stage() { printf '\n==> [%s] %s  (%ds elapsed)\n' "$1" "$2" "$((SECONDS - START))"; }
 
-stage 0/6 "installing rusty_hf from the lock (constraints.txt; torch as the CPU wheel; the CPU kernels compiled once)"
+stage 0/8 "installing rusty_hf from the lock (constraints.txt; torch as the CPU wheel; the CPU kernels compiled once)"
 bash recipes/install.sh
 export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" TOKENIZERS_PARALLELISM=false PATH="$HOME/.cargo/bin:$PATH"
+FIXTURES="$OUT_DIR/terminal_fixtures"  # the terminal requests' small git repositories, built once
 
-stage 1/6 "tokenizer (24K byte-level BPE, recipes/build_tokenizer.py)"
-if [ -f "$OUT_DIR/tokenizer/tokenizer.json" ]; then
+stage 1/8 "tokenizer (24K byte-level BPE, recipes/build_tokenizer.py)"
+# Reused only when its chat template carries today's persona (the SFT data and the terminal use it).
+if [ -f "$OUT_DIR/tokenizer/tokenizer.json" ] && python3 -c "import sys; from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT as p, \
+load_tokenizer as l; sys.exit(p not in (l(sys.argv[1]).chat_template or ''))" "$OUT_DIR/tokenizer" 2>/dev/null; then
     echo "reusing $OUT_DIR/tokenizer"
 else
     python3 recipes/build_tokenizer.py --output_dir "$OUT_DIR/tokenizer"
 fi
 
-stage 2/6 "SFT (TRL SFTTrainer, recipes/tiny/sft.yaml)"
+stage 2/8 "SFT on terminal requests and the training tasks (TRL SFTTrainer, recipes/tiny/sft.yaml)"
 if [ -f "$OUT_DIR/tiny-sft/model.safetensors" ]; then
     echo "reusing $OUT_DIR/tiny-sft"
 else
-    python3 recipes/sft.py --config recipes/tiny/sft.yaml \
+    python3 recipes/sft.py --config recipes/tiny/sft.yaml --terminal_cache_dir "$FIXTURES" \
         --tokenizer_name_or_path "$OUT_DIR/tokenizer" --output_dir "$OUT_DIR/tiny-sft"
 fi
 
-stage 3/6 "GRPO on the training tasks (TRL GRPOTrainer, recipes/tiny/grpo.yaml)"
-python3 recipes/grpo.py --config recipes/tiny/grpo.yaml \
+stage 3/8 "held-out terminal requests, SFT model (recipes/evaluate.py --suite terminal)"
+python3 recipes/evaluate.py --suite terminal --model_name_or_path "$OUT_DIR/tiny-sft" --terminal_cache_dir "$FIXTURES"
+
+stage 4/8 "GRPO on training tasks and terminal requests (TRL GRPOTrainer, recipes/tiny/grpo.yaml)"
+python3 recipes/grpo.py --config recipes/tiny/grpo.yaml --terminal_cache_dir "$FIXTURES" \
     --model_name_or_path "$OUT_DIR/tiny-sft" --tokenizer_name_or_path "$OUT_DIR/tiny-sft" \
     --output_dir "$OUT_DIR/tiny-grpo"
 
-stage 4/6 "held-out reward before vs after GRPO (same prompts, seed and sampling)"
+stage 5/8 "held-out coding reward before vs after GRPO (same prompts, seed and sampling)"
 python3 recipes/reward_gain.py --before "$OUT_DIR/tiny-sft" --after "$OUT_DIR/tiny-grpo" \
-    --reward_funcs execution protocol --num_samples 4 --temperature 0.7 --output_file "$OUT_DIR/tiny-grpo/reward_gain.json"
+    --reward_funcs execution protocol --num_samples 4 --temperature 0.7 --update_model_card
 
-stage 5/6 "pass@k and protocol validity on the held-out tasks (numbers go into the model card)"
+stage 6/8 "held-out terminal requests, GRPO model, paired with the SFT model's (into the model card)"
+python3 recipes/evaluate.py --suite terminal --model_name_or_path "$OUT_DIR/tiny-grpo" --terminal_cache_dir "$FIXTURES" \
+    --compare_to "$OUT_DIR/tiny-sft/terminal_eval.json" --update_model_card
+
+stage 7/8 "pass@k and protocol validity on the held-out tasks (into the model card)"
 python3 recipes/evaluate.py --model_name_or_path "$OUT_DIR/tiny-grpo" --num_samples 2 --k 1 2 \
     --max_new_tokens 160 --update_model_card --output_file "$OUT_DIR/tiny-grpo/eval_results.json"
 
-stage 6/6 "done in $((SECONDS - START))s"
+stage 8/8 "the model as a user meets it: rusty-terminal in a pty (and the Space in a browser), then every floor"
+e2e=0
+python3 recipes/tiny/e2e.py --model "$OUT_DIR/tiny-grpo" || e2e=$?
+python3 recipes/tiny/floors.py --out_dir "$OUT_DIR" --seconds "$((SECONDS - START))" --e2e_status "$e2e"
+
+printf '\n==> done in %ds\n' "$((SECONDS - START))"
 cat <<NEXT
 The folder $OUT_DIR/tiny-grpo is Hub-ready: weights, remote code, tokenizer, model card (README.md),
-rl_training.log (CSV), training_curves.png, reward_gain.json, eval_results.json.
+rl_training.log (CSV), training_curves.png, reward_gain.json, terminal_eval.json, eval_results.json, floors.json.
 
 Next steps:
   rusty-terminal --model $OUT_DIR/tiny-grpo --workdir /tmp/rusty-work        # the terminal agent (:dry, :q)
-  RUSTY_MODEL=$OUT_DIR/tiny-grpo python3 space/app.py                        # the Gradio Space, locally
+  RUSTY_MODEL=$OUT_DIR/tiny-grpo RUSTY_SANDBOX_EXEC=1 python3 space/app.py   # the Gradio Space, locally
   python3 -c "from rusty_hf.publishing import push_folder; push_folder('$OUT_DIR/tiny-grpo', 'you/rusty-tiny')"
   accelerate launch --config_file recipes/accelerate_configs/cpu.yaml recipes/grpo.py --config recipes/tiny/grpo.yaml
 NEXT

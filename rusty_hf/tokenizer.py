@@ -36,7 +36,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
-from transformers import AutoTokenizer, PreTrainedTokenizerBase, PreTrainedTokenizerFast
+from transformers import PreTrainedTokenizerBase, PreTrainedTokenizerFast
 
 from rusty_hf.user_errors import NoSuchPathError, UserError
 
@@ -181,7 +181,9 @@ def load_tokenizer(path: str | os.PathLike) -> PreTrainedTokenizerFast:
             f"tokenizer folder {str(folder)!r} {what}. Fix: point tokenizer_name_or_path at a folder with a tokenizer.json "
             f"(a model folder a recipe saved, or a tokenizer folder: {_BUILD_HINT})"
         )
-    tokenizer = AutoTokenizer.from_pretrained(folder)
+    # The fast class directly: AutoTokenizer would read a model folder's config.json first, and a process
+    # that has not registered tiny_rwkv would stop at transformers' "run the custom code? [y/N]" prompt.
+    tokenizer = PreTrainedTokenizerFast.from_pretrained(folder)
     try:
         check_tokenizer(tokenizer)
     except ValueError as err:

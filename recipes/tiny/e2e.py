@@ -119,20 +119,17 @@ def check_space(model: str, timeout: float = 600.0) -> tuple[bool | None, str]:
                 box.wait_for(timeout=120_000)
                 box.fill(QUESTION)
                 box.press("Enter")
-                card = page.locator("#rusty-chat .rusty-card").last
-                card.wait_for(timeout=int(max(1.0, deadline - time.monotonic()) * 1000))
-                page.wait_for_function("() => !document.querySelector('#rusty-chat .rusty-pending')", timeout=120_000)
-                shown = page.locator("#rusty-chat").inner_text()
+                finished = "#rusty-chat .rusty-msg, #rusty-chat .rusty-cmd, #rusty-chat .rusty-edit, #rusty-chat .rusty-error"
+                page.locator(finished).first.wait_for(timeout=int(max(1.0, deadline - time.monotonic()) * 1000))
+                commands = page.locator("#rusty-chat .rusty-cmd")
+                shown = commands.last.inner_text() if commands.count() else page.locator("#rusty-chat").inner_text()
+                ran = commands.count() > 0 and page.locator("#rusty-chat .rusty-cmd .rusty-exec").count() > 0
             finally:
                 browser.close()
     finally:
         server.terminate()
         server.wait(timeout=30)
-    return "rusty-cmd" in page_classes(shown) or all(name in shown for name in DEMO_FILES), shown
-
-
-def page_classes(text: str) -> str:
-    return text  # the chat's text; the card classes are checked through what the card shows
+    return ran and all(name in shown for name in DEMO_FILES), shown
 
 
 def main() -> int:

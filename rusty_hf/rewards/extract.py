@@ -56,7 +56,10 @@ def completion_text(completion: str | Sequence[Mapping] | None) -> str:
     """Return the text of a completion given as a string or as a list of chat messages.
 
     For a message list the assistant messages are joined (a conversational completion
-    normally holds exactly one); ``content`` given as a list of typed parts keeps its text parts.
+    normally holds exactly one); ``content`` given as a list of typed parts keeps its text parts. A
+    tool call (what TRL's ``parse_response`` makes of a CMD or EDIT action when the tokenizer has
+    Rusty's response template, `rusty_hf.agent.tool_calling`) is written back as the action it was:
+    ``{"action": name, **arguments}``.
     """
     if completion is None:
         return ""
@@ -75,8 +78,23 @@ def completion_text(completion: str | Sequence[Mapping] | None) -> str:
             content = "".join(
                 part.get("text", "") for part in content if isinstance(part, Mapping) and part.get("type") == "text"
             )
-        texts.append(content)
+        calls = [_call_as_action(call) for call in message.get("tool_calls") or []]
+        texts.append("\n".join([content, *calls]) if content and calls else content or "\n".join(calls))
     return "\n".join(texts)
+
+
+def _call_as_action(call: Mapping) -> str:
+    """One tool call as the protocol action it was parsed from (arguments in their order)."""
+    function = call.get("function", call) if isinstance(call, Mapping) else {}
+    arguments = function.get("arguments") or {}
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            arguments = {"arguments": arguments}
+    if not isinstance(arguments, Mapping):
+        arguments = {"arguments": arguments}
+    return json.dumps({"action": function.get("name"), **arguments}, ensure_ascii=False)
 
 
 def fenced_blocks(text: str) -> list[tuple[str, str]]:

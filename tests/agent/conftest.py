@@ -19,6 +19,7 @@ ADD_TESTS = "from solution import add\n\n\ndef test_add():\n    assert add(2, 3)
 # user text -> the exact reply the model learns (the last one is deliberately not an action)
 DIALOGS = {
     "list files": json.dumps({"action": "CMD", "command": "ls"}),
+    "what files are here?": json.dumps({"action": "CMD", "command": "ls"}),  # recipes/tiny/e2e.py's question
     "write evil": json.dumps({"action": "EDIT", "path": "../evil.txt", "content": "pwned"}),
     "make notes": json.dumps({"action": "EDIT", "path": "notes.txt", "content": "remember the milk"}),
     "hello": json.dumps({"action": "MSG", "message": "Hi. What needs fixing?"}),
@@ -41,9 +42,12 @@ def _conversation(user: str, reply: str) -> list[dict]:
 
 
 def _train(model, tokenizer) -> None:
+    # Under the terminal's --system-prompt, and for the e2e question under the template's own persona (no
+    # system message), as rusty-terminal and the Space send it without one.
+    conversations = [_conversation(u, r) for u, r in DIALOGS.items()]
+    conversations.append(_conversation("what files are here?", DIALOGS["what files are here?"])[1:])
     batch = tokenizer.apply_chat_template(
-        [_conversation(u, r) for u, r in DIALOGS.items()], return_dict=True, return_tensors="pt",
-        padding=True, return_assistant_tokens_mask=True,
+        conversations, return_dict=True, return_tensors="pt", padding=True, return_assistant_tokens_mask=True,
     )  # fmt: skip
     labels = batch["input_ids"].masked_fill(batch["assistant_masks"] == 0, -100)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
