@@ -168,3 +168,15 @@ def test_rows_rebuild_their_fixture(heldout):
 
     request = heldout[0]
     assert fixture_from_row(request.row()["fixture"]).key == request.fixture.key
+
+
+def test_one_output_computed_by_many_threads_at_once_is_saved_once(training, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from rusty_hf.data.terminal.dataset import observation
+
+    request = next(r for r in training if r.multi_turn)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        texts = list(pool.map(lambda _: observation(request, tmp_path), range(8)))
+    assert len(set(texts)) == 1 and texts[0]
+    assert not list(tmp_path.glob("*.outputs/*.partial"))

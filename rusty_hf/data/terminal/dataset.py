@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import random
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,8 +157,10 @@ def observation(request: Request, cache_dir: str | Path) -> str:
         return saved.read_text(encoding="utf-8")
     text = RUNS.run(root, command, timeout=60)[0]
     saved.parent.mkdir(parents=True, exist_ok=True)
-    partial = saved.with_suffix(f".{os.getpid()}.partial")
-    partial.write_text(text, encoding="utf-8")
+    # A unique partial file per writer (threads of one process share a pid), renamed into place.
+    fd, partial = tempfile.mkstemp(dir=saved.parent, prefix=saved.name, suffix=".partial")
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
     os.replace(partial, saved)
     return text
 
