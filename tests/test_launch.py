@@ -59,7 +59,7 @@ def _env() -> dict[str, str]:
 def _sft_args(tokenizer_dir: Path, out: Path, per_device: int, *extra: str) -> list[str]:
     return [
         "recipes/sft.py", "--config", "recipes/tiny/sft.yaml", "--tokenizer_name_or_path", str(tokenizer_dir),
-        "--output_dir", str(out), "--d_embed", "16", "--d_hidden", "32", "--n_layers", "1", "--num_dialogs", "32",
+        "--output_dir", str(out), "--d_embed", "16", "--d_hidden", "32", "--n_layers", "1", "--num_dialogs", "32", "--num_terminal", "0",
         "--task_repeats", "0", "--max_length", "512", "--per_device_train_batch_size", str(per_device),
         "--logging_steps", "1", "--save_strategy", "steps", "--save_steps", "1", "--report_to", "none", *extra,
     ]
@@ -180,7 +180,8 @@ def _grpo_args(tokenizer_dir: Path, out: Path, per_device: int, *extra: str) -> 
         "--tokenizer_name_or_path", str(tokenizer_dir), "--output_dir", str(out), "--d_embed", "16",
         "--d_hidden", "32", "--n_layers", "1", "--max_steps", "1", "--num_generations", "4",
         "--per_device_train_batch_size", str(per_device), "--max_completion_length", "8",
-        "--temperature", "1.0", "--save_strategy", "steps", "--save_steps", "1", "--report_to", "none", *extra,
+        "--temperature", "1.0", "--save_strategy", "steps", "--save_steps", "1", "--report_to", "none",
+        "--num_terminal", "0", "--reward_funcs", "execution", "protocol", "--reward_weights", "1.0", "1.0", *extra,
     ]
 
 

@@ -45,7 +45,7 @@ def _sft(tmp_path, tok_dir: str, name: str, *extra: str):
     from recipes.sft import main
 
     args = ["--config", "recipes/tiny/sft.yaml", "--tokenizer_name_or_path", tok_dir, "--output_dir", str(tmp_path / name),
-            "--max_steps", "2", "--num_dialogs", "8", "--task_repeats", "1", "--task_languages", "python",
+            "--max_steps", "2", "--num_dialogs", "8", "--num_terminal", "0", "--task_repeats", "1", "--task_languages", "python",
             "--d_embed", "16", "--d_hidden", "32", "--n_layers", "1", "--max_length", "512",
             "--per_device_train_batch_size", "2", "--logging_steps", "1", "--save_strategy", "no", "--use_cpu", "true",
             "--report_to", "none", *extra]

@@ -81,7 +81,7 @@ def test_pretrain_logs_held_out_bits_per_byte_saves_a_folder_and_sft_starts_from
     sft_out = tmp_path / "sft"
     sft_trainer = sft(*_parse([
         "--config", "recipes/tiny/sft.yaml", "--model_name_or_path", str(out), "--tokenizer_name_or_path", str(out),
-        "--output_dir", str(sft_out), "--max_steps", "1", "--num_dialogs", "8", "--task_repeats", "0",
+        "--output_dir", str(sft_out), "--max_steps", "1", "--num_dialogs", "8", "--num_terminal", "0", "--task_repeats", "0",
         "--per_device_train_batch_size", "2", "--max_length", "2048",
     ], parsers=(RustyScriptArguments, SFTConfig, ModelConfig)))
     assert sft_trainer.state.global_step == 1 and (sft_out / "model.safetensors").is_file()

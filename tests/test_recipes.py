@@ -28,7 +28,7 @@ def test_sft_recipe_trains_and_saves_a_folder_that_generates(tmp_path, tiny_toke
         "--config", "recipes/tiny/sft.yaml", "--tokenizer_name_or_path", str(tmp_path / "tok"),
         "--output_dir", str(out), "--max_steps", "2", "--num_dialogs", "16", "--d_embed", "16",
         "--d_hidden", "32", "--per_device_train_batch_size", "4", "--logging_steps", "1",
-        "--max_length", "2048",  # the tiny test tokenizer spends ~4x more tokens on the persona prompt
+        "--max_length", "2048", "--num_terminal", "8", "--terminal_cache_dir", str(tmp_path / "fixtures"),
     ]))
     for name in ("model.safetensors", "config.json", "modeling_tiny_rwkv.py", "tokenizer.json"):
         assert (out / name).is_file(), name

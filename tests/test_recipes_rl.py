@@ -43,7 +43,8 @@ def _tiny_args(tmp_path, tiny_tasks, tokenizer_dir) -> list[str]:
         "--model_name_or_path", "", "--tokenizer_name_or_path", str(tokenizer_dir), "--tasks_dir", str(tiny_tasks),
         "--d_embed", "16", "--d_hidden", "32", "--n_layers", "1", "--output_dir", str(tmp_path / "out"),
         "--max_steps", "2", "--per_device_train_batch_size", "4", "--num_generations", "2",
-        "--max_completion_length", "8", "--logging_steps", "1",
+        "--max_completion_length", "8", "--logging_steps", "1", "--num_terminal", "2",
+        "--terminal_cache_dir", str(tmp_path / "fixtures"),
     ]
 
 
