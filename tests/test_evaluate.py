@@ -153,7 +153,7 @@ def test_a_bad_baseline_fails_before_sampling(tmp_path):
     from recipes.evaluate import EvalArguments, main
 
     (tmp_path / "notes.json").write_text('{"hello": 1}')
-    for baseline, complaint in [(tmp_path / "missing.json", "cannot read"), (tmp_path / "notes.json", "not an evaluation report")]:
+    for baseline, complaint in [(tmp_path / "missing.json", "cannot read"), (tmp_path / "notes.json", "not a tasks report")]:
         with pytest.raises(UserError, match=complaint):
             main(EvalArguments(model_name_or_path=str(tmp_path / "no-model"), compare_to=str(baseline)))
 

@@ -318,5 +318,5 @@ def test_registry_returns_by_name():
 
 
 def test_registry_unknown_name_lists_valid_ones():
-    with pytest.raises(ValueError, match=r"unknown reward.*'nope'.*valid names: \['execution'"):
+    with pytest.raises(ValueError, match=r"unknown reward.*'nope'.*choose from \['execution'"):
         get_reward_funcs(["execution", "nope"])

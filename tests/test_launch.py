@@ -168,7 +168,9 @@ def test_saved_folder_reloads_with_the_one_process_logits(launcher, request, sft
     with torch.no_grad():
         logits = AutoModelForCausalLM.from_pretrained(out).eval()(ids).logits
         expected = AutoModelForCausalLM.from_pretrained(sft_one).eval()(ids).logits
-    torch.testing.assert_close(logits, expected, rtol=1e-4, atol=1e-5)
+    # two Adam steps at the recipe's lr (3e-3) turn the processes' different reduction order into logit
+    # differences of a few 1e-5 (1.8e-5 measured); one optimizer step moves them by 0.5, a wrong update as much
+    torch.testing.assert_close(logits, expected, rtol=1e-3, atol=2e-4)
 
 
 # --- GRPO: one process, DDP, FSDP2 ------------------------------------------------------------

@@ -10,8 +10,9 @@ from rusty_hf.data.sft_data import task_dialogs
 from rusty_hf.data.terminal.checks import Check, judge
 from rusty_hf.data.terminal.dataset import PARTS, heldout_requests, sft_messages, training_requests
 from rusty_hf.data.terminal.fixtures import materialize
-from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS, all_intents
-from rusty_hf.data.terminal.values import HELD_OUT_WORDS, pool_word, word_split, words_of
+from rusty_hf.data.terminal.catalog import all_intents
+from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS
+from rusty_hf.data.terminal.values import ADJECTIVES, HELD_OUT_WORDS, NOUNS, pool_word, word_split, words_of
 from rusty_hf.protocol import Action
 
 TRAIN_N = 3000
@@ -82,11 +83,17 @@ def test_no_heldout_phrasing_or_value_reaches_training_data(training, heldout, f
     asked = {_bare(r.text) for r in heldout}
     assert not asked & said, sorted(asked & said)[:5]  # a held-out request, word for word
     new_args = {a for r in heldout if r.part == "new_values" for a in r.case.args}
-    assert new_args and not [a for a in new_args for t in terminal + others if a in t]
+    # a whole value, as a word of its own ('young' in 'youngest' is no leak; 'cherry' in 'cherry-pick' is)
+    said_as_word = [a for a in new_args for t in terminal + others if re.search(rf"(?<![A-Za-z0-9_]){re.escape(a)}(?![A-Za-z0-9_])", t)]
+    assert new_args and not said_as_word, said_as_word[:5]
     held_words = {w for a in new_args for w in map(pool_word, words_of(a)) if w is not None and word_split(w) == "test"}
     assert held_words & HELD_OUT_WORDS
     seen = {pool_word(w) for t in terminal for w in words_of(t)}
     assert not held_words & seen, sorted(held_words & seen)
+    # a noun or adjective is a whole value on its own (a folder, a word to write): none held out is in any text
+    bare = {w for w in NOUNS + ADJECTIVES if word_split(w) == "test"}
+    said_words = {pool_word(w) for t in terminal + others for w in words_of(t)}
+    assert not bare & said_words, sorted(bare & said_words)
 
 
 def test_training_values_are_training_words(training):

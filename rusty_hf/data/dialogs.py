@@ -61,7 +61,7 @@ def _cmd_examples(rng: random.Random) -> list[_Example]:
         (f"run the tests in {py} and stop at the first failure", f"pytest -x -q {py}"),
         ("what changed?", "git status"),
         ("show me the unstaged diff", "git diff"),
-        (f"show the last {n} commits", f"git log --oneline -{n}"),
+        (f"one line each for the newest {n} commits", f"git log --oneline -{n}"),
         (f"show me {py}", f"cat {py}"),
         (f"first {n} lines of {rs}", f"head -n {n} {rs}"),
         (f"how many lines in {py}?", f"wc -l {py}"),

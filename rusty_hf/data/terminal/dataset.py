@@ -31,9 +31,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from rusty_hf.data.terminal.catalog import all_intents
 from rusty_hf.data.terminal.checks import RUNS, Check
 from rusty_hf.data.terminal.fixtures import Fixture, materialize, python_fixture, rust_fixture
-from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS, Case, Intent, all_intents, render
+from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS, Case, Intent, render
 from rusty_hf.data.terminal.values import ValuePool, is_new_value
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
 

@@ -120,10 +120,3 @@ def msg(message: str) -> dict[str, str]:
 
 def edit(path: str, content: str) -> dict[str, str]:
     return {"action": "EDIT", "path": path, "content": content}
-
-
-def all_intents() -> dict[str, Intent]:
-    """Every intent, the catalogue modules imported (they register themselves)."""
-    from rusty_hf.data.terminal import catalog_files, catalog_talk, catalog_work  # noqa: F401
-
-    return INTENTS
