@@ -33,7 +33,7 @@ from rusty_hf.data.terminal.dataset import PARTS, Request, heldout_requests
 from rusty_hf.data.terminal.fixtures import materialize, workspace_paths
 from rusty_hf.evaluation import mean_and_stderr
 from rusty_hf.protocol import Action, ProtocolError, ProtocolLogitsProcessor, parse_action
-from rusty_hf.protocol.copying import copy_candidates, copy_sources
+from rusty_hf.protocol.copying import copy_sources, copy_targets
 from rusty_hf.tokenizer import generation_eos_ids
 
 MAX_STEPS = 3
@@ -69,7 +69,7 @@ def generate_replies(
         if constrained:
             names = None
             if copy:
-                names = [copy_candidates(copy_sources(conversations[i]), workspace_names[i] if workspace_names else ())
+                names = [copy_targets(copy_sources(conversations[i]), workspace_names[i] if workspace_names else ())
                          for i in batch]  # fmt: skip
             processors.append(ProtocolLogitsProcessor(tokenizer, max_new_tokens=max_new_tokens, copy_names=names))
         with torch.no_grad():

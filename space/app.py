@@ -145,7 +145,7 @@ def build_demo(
     import gradio as gr
 
     from rusty_hf.inference import stream_reply
-    from rusty_hf.protocol.copying import copy_candidates, copy_sources
+    from rusty_hf.protocol.copying import copy_sources, copy_targets
 
     def respond(message: str, history: list, constrained: bool, session: Session | None):
         message = (message or "").strip()
@@ -161,7 +161,7 @@ def build_demo(
         ]
         text = ""
         try:
-            names = copy_candidates(copy_sources(session.turns), session.files())
+            names = copy_targets(copy_sources(session.turns), session.files())
             for text in stream_reply(model, tokenizer, session.turns, max_new_tokens=max_new_tokens, constrained=constrained,
                                      copy_names=names):  # fmt: skip
                 history[-1] = {"role": "assistant", "content": render.render_partial(text)}

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from rusty_hf.protocol import ProtocolLogitsProcessor
-from rusty_hf.protocol.copying import CopyBias, copy_candidates, copy_sources, escape_for_json_string
+from rusty_hf.protocol.copying import CopyBias, copy_candidates, copy_sources, copy_targets, escape_for_json_string
 from rusty_hf.protocol.vocabulary import token_table
 
 REQUEST = "how many lines in harbor_notes.txt?"
@@ -31,8 +31,9 @@ def test_names_are_what_a_command_takes_not_the_sentence():
     assert copy_candidates([REQUEST]) == ["harbor_notes.txt"]
     assert set(copy_candidates(["replace 'sunny' with 'swift' in notes.txt"])) == {"sunny", "swift", "notes.txt"}
     assert set(copy_candidates(["where is BudgetArchive?"])) == {"BudgetArchive"}
-    assert "run_x.py" in copy_candidates(["first 6 lines of scripts/run_x.py"])  # a path's parts
-    assert "6" in copy_candidates(["first 6 lines of scripts/run_x.py"])
+    # a path is copied whole: its basename alone names no file here (wc -c run_x.py fails)
+    assert set(copy_candidates(["first 6 lines of scripts/run_x.py"])) == {"scripts/run_x.py", "6"}
+    assert copy_candidates(["where is ./src/lib.rs?"]) == ["src/lib.rs"]
 
 
 def test_a_plain_word_is_a_name_only_when_the_workspace_has_it():
@@ -131,3 +132,95 @@ def test_a_flag_letter_starts_no_copy():
     bias = CopyBias([b"c", b"alm", b" calm", b"ca"])
     assert bias.continuations(b"wc -c", [b"calm_cable.py"]) == ([b" calm_cable.py"], 0)  # a new word, not "c" + "alm"
     assert bias.continuations(b"wc -c ca", [b"calm_cable.py"]) == ([b"lm_cable.py"], 2)
+
+
+# -- per field: which value goes to which slot (CopyTargets, field_bonuses) ---------------------------
+
+EDIT_REQUEST = "create plum_dam.txt containing 'tame lily set'"
+
+
+@pytest.fixture(scope="module")
+def slot_table():
+    from rusty_hf.tokenizer import train_tokenizer
+
+    texts = [EDIT_REQUEST, "notes.txt needs one more line: 'fast oyster ready'", "cat flag/customer_patch.py",
+             '{"action": "EDIT", "path": "plum_dam.txt", "content": "tame lily set\\n"}', "fast set tropical"] * 50  # fmt: skip
+    return token_table(train_tokenizer(texts, vocab_size=360, show_progress=False))
+
+
+def _allowed(kept, restrict, table) -> set[bytes]:
+    """The tokens a lock leaves: everything outside ``restrict``, and the kept ones."""
+    blocked = set(restrict) - set(kept)
+    return {data for i, data in enumerate(table.token_bytes) if data and i not in blocked}
+
+
+def test_a_quote_inside_a_word_opens_nothing():
+    targets = copy_targets(["I'm looking for the line 'fierce vector up' now"])
+    assert targets.quoted == {"fierce vector up"} and "m looking for the line " not in targets.names
+    assert copy_targets(["replace 'a' with 'b' in notes.txt"]).quoted == {"a", "b"}
+
+
+def test_a_quoted_value_starts_with_the_larger_bonus(slot_table):
+    bias = CopyBias(slot_table.token_bytes, start_bonus=6.0, quoted_bonus=9.0)
+    targets = copy_targets([EDIT_REQUEST]).escaped()
+    bonuses, kept, _ = bias.field_bonuses(b"echo '", targets, "command", written=b"")
+    by_text = {slot_table.token_bytes[i]: b for i, b in bonuses.items()}
+    assert kept is None
+    assert {b for t, b in by_text.items() if b"tame lily set".startswith(t)} == {9.0}
+    assert {b for t, b in by_text.items() if b"plum_dam.txt".startswith(t)} == {6.0}
+
+
+def test_an_edit_path_is_one_of_the_request_names_from_first_byte_to_closing_quote(slot_table):
+    bias = CopyBias(slot_table.token_bytes)
+    targets = copy_targets([EDIT_REQUEST]).escaped()
+    _, kept, restrict = bias.field_bonuses(b"", targets, "path", written=b'{"action": "EDIT", "path": "')
+    allowed = _allowed(kept, restrict, slot_table)
+    assert allowed and all(b"plum_dam.txt".startswith(t) for t in allowed)  # not the quoted phrase, no other word
+    _, kept, restrict = bias.field_bonuses(b"plum_d", targets, "path", written=b'... "path": "plum_d')
+    assert all(b"am.txt".startswith(t) for t in _allowed(kept, restrict, slot_table))  # no early quote
+    _, kept, restrict = bias.field_bonuses(b"plum_dam.txt", targets, "path", written=b'... "path": "plum_dam.txt')
+    assert b'"' in _allowed(kept, restrict, slot_table)
+    # a request that names no file leaves the path to the model
+    _, kept, _ = bias.field_bonuses(b"", copy_targets(["write a script"]).escaped(), "path", written=b"")
+    assert kept is None
+
+
+def test_a_value_a_closed_string_holds_is_not_offered_again(slot_table):
+    bias = CopyBias(slot_table.token_bytes)
+    targets = copy_targets([EDIT_REQUEST]).escaped()
+    written = b'{"action": "EDIT", "path": "plum_dam.txt", "content": "'
+    bonuses, _, _ = bias.field_bonuses(b"", targets, "content", written=written)
+    texts = {slot_table.token_bytes[i] for i in bonuses}
+    assert texts and all(b"tame lily set".startswith(t) for t in texts)
+
+
+def test_a_quoted_phrase_is_copied_through_its_spaces(slot_table):
+    bias = CopyBias(slot_table.token_bytes)
+    targets = copy_targets(["notes.txt needs one more line: 'fast oyster ready'"]).escaped()
+    _, kept, restrict = bias.field_bonuses(b"echo 'fast", targets, "command", written=b"")
+    allowed = _allowed(kept, restrict, slot_table)
+    assert b" set" in slot_table.token_bytes and b" set" not in allowed  # the model's own word may not cut in
+    assert any(b" oyster ready".startswith(t) for t in allowed)
+    assert not any(t.startswith(b" ") and t[1:2].isalpha() and not b" oyster ready".startswith(t) for t in allowed)
+
+
+def test_a_half_copied_path_is_finished(slot_table):
+    bias = CopyBias(slot_table.token_bytes)
+    targets = copy_targets(["show flag/customer_patch.py"]).escaped()
+    _, kept, restrict = bias.field_bonuses(b"cat flag/customer_patch", targets, "command", written=b"")
+    allowed = _allowed(kept, restrict, slot_table)
+    assert allowed and all(b".py".startswith(t) for t in allowed)
+    # a plain prefix of a name is not a copy that must finish: "cat" before "catalog.py"
+    _, kept, restrict = bias.field_bonuses(b"cat", copy_targets(["show catalog.py"]).escaped(), "command", written=b"")
+    assert b" " in _allowed(kept, restrict, slot_table)
+
+
+def test_the_processor_locks_an_edit_path_to_the_named_file(tokenizer):
+    table = token_table(tokenizer)
+    processor = ProtocolLogitsProcessor(tokenizer, copy_names=[copy_targets(["create harbor_notes.txt please"])])
+    scores = torch.zeros(1, len(table.token_bytes))
+    ids = torch.tensor([[1, 2, 3] + tokenizer(' {"action": "EDIT", "path": "', add_special_tokens=False)["input_ids"]])
+    for end in range(3, ids.shape[1] + 1):
+        out = processor(ids[:, :end], scores.clone())
+    allowed = {table.token_bytes[i] for i in torch.isfinite(out[0]).nonzero()[:, 0].tolist()}
+    assert allowed and all(b"harbor_notes.txt".startswith(t) for t in allowed)

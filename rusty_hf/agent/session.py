@@ -43,7 +43,7 @@ from rusty_hf.protocol import (
     ProtocolLogitsProcessor,
     parse_action,
 )
-from rusty_hf.protocol.copying import copy_candidates, copy_sources
+from rusty_hf.protocol.copying import copy_sources, copy_targets
 from rusty_hf.tokenizer import generation_eos_ids
 
 MAX_RESULT_CHARS = 2000  # what the model sees of a command's output (its tail)
@@ -193,7 +193,7 @@ class AgentSession:
         if self.constrained:
             names = None
             if self.copy:
-                names = [copy_candidates(copy_sources(self.messages), self.workspace.paths())]
+                names = [copy_targets(copy_sources(self.messages), self.workspace.paths())]
             processors.append(ProtocolLogitsProcessor(self.tokenizer, max_new_tokens=self.max_new_tokens, copy_names=names))
         kwargs = dict(
             **inputs, max_new_tokens=self.max_new_tokens, do_sample=False, streamer=streamer,

@@ -15,11 +15,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import torch
 from transformers import LogitsProcessorList, PreTrainedModel, PreTrainedTokenizerBase, TextIteratorStreamer
 
 from rusty_hf.tokenizer import generation_eos_ids
+
+if TYPE_CHECKING:
+    from rusty_hf.protocol.copying import CopyTargets
 
 
 def chat_inputs(
@@ -45,12 +49,12 @@ def stream_reply(
     temperature: float = 0.7,
     max_prompt_tokens: int = 2048,
     timeout_s: float = 120.0,
-    copy_names: list[str] | None = None,
+    copy_names: CopyTargets | list[str] | None = None,
 ) -> Iterator[str]:
     """Yield the reply decoded so far, token by token, until generation ends.
 
-    ``copy_names`` (with ``constrained``): names the reply may copy, favoured by the protocol's copy
-    bias (`rusty_hf.protocol.copying.copy_candidates` of the request and the work dir's paths).
+    ``copy_names`` (with ``constrained``): what the reply may copy, favoured by the protocol's copy
+    bias (`rusty_hf.protocol.copying.copy_targets` of the request and the work dir's paths).
 
     Raises whatever `generate` raised in its thread, after the stream ends.
     """

@@ -48,7 +48,7 @@ from transformers import LogitsProcessor, PreTrainedTokenizerBase
 
 from rusty_hf.protocol.actions import MAX_FIELD_CHARS
 from rusty_hf.protocol.automaton import DEAD
-from rusty_hf.protocol.copying import DEFAULT_BONUS, DEFAULT_START_BONUS, CopyBias, escape_for_json_string
+from rusty_hf.protocol.copying import DEFAULT_BONUS, DEFAULT_QUOTED_BONUS, DEFAULT_START_BONUS, CopyBias, CopyTargets
 from rusty_hf.protocol.vocabulary import TokenTable, token_table
 from rusty_hf.tokenizer import generation_eos_ids
 
@@ -69,10 +69,12 @@ class ProtocolLogitsProcessor(LogitsProcessor):
         prompt_length: input length at which generated tokens start; None: the length at the first call.
         max_new_tokens: the generation's ``max_new_tokens``; lets the processor close the action in time.
         eos_token_id: ids that end a generation; default ``<|end|>`` and the tokenizer's eos.
-        copy_names: per row of the batch, the names the reply may copy (`copying.copy_candidates` of the
-            user's request and the command outputs since); inside an open string, tokens that copy
-            one get a logit bonus (`rusty_hf.protocol.copying`). None: no bias.
-        copy_bonus, copy_start_bonus: the bonuses for continuing a copied span and for starting one.
+        copy_names: per row of the batch, what the reply may copy: a `copying.CopyTargets`
+            (`copying.copy_targets` of the user's request and the command outputs since) or a plain list
+            of names; inside an open string, tokens that copy one get a logit bonus
+            (`rusty_hf.protocol.copying`). None: no bias.
+        copy_bonus, copy_start_bonus, copy_quoted_bonus: the bonuses for continuing a copied span, for
+            starting one, and for starting a value the user quoted.
     """
 
     def __init__(
@@ -81,16 +83,18 @@ class ProtocolLogitsProcessor(LogitsProcessor):
         prompt_length: int | None = None,
         max_new_tokens: int | None = None,
         eos_token_id: int | list[int] | None = None,
-        copy_names: list[list[str]] | None = None,
+        copy_names: list[CopyTargets | list[str]] | None = None,
         copy_bonus: float = DEFAULT_BONUS,
         copy_start_bonus: float = DEFAULT_START_BONUS,
+        copy_quoted_bonus: float = DEFAULT_QUOTED_BONUS,
     ) -> None:
         self.table: TokenTable = token_table(tokenizer)
         self.copy_names = None
         if copy_names is not None:
-            self.copy_names = [[escape_for_json_string(name) for name in names] for names in copy_names]
-            self.copy = CopyBias(self.table.token_bytes, copy_bonus, copy_start_bonus)
-            self._name_tokens = torch.tensor(self.copy.name_tokens, dtype=torch.long)
+            self.copy_names = [(names if isinstance(names, CopyTargets) else CopyTargets(tuple(names))).escaped()
+                               for names in copy_names]  # fmt: skip
+            self.copy = CopyBias(self.table.token_bytes, copy_bonus, copy_start_bonus, copy_quoted_bonus)
+            self._restrict_cache: dict = {}
         self.prompt_length = prompt_length
         self.max_new_tokens = max_new_tokens
         if eos_token_id is None:
@@ -132,16 +136,24 @@ class ProtocolLogitsProcessor(LogitsProcessor):
             if row.done or fields[row.state] is None:
                 continue
             value = bytes(row.text[len(row.text) - row.length :]) if row.length else b""
-            bonuses, kept = self.copy.bonuses(value, self.copy_names[i])
+            written = bytes(row.text[: len(row.text) - row.length])
+            bonuses, kept, restrict = self.copy.field_bonuses(value, self.copy_names[i], fields[row.state], written)
             if kept is not None:  # a locked copy: only the name's continuation, or what ends a word, may follow
                 keep = torch.tensor(kept, dtype=torch.long, device=scores.device)
                 saved = scores[i, keep].clone()
-                scores[i, self._name_tokens.to(scores.device)] = float("-inf")
+                scores[i, self._restricted(restrict, scores.device)] = float("-inf")
                 scores[i, keep] = saved
             if bonuses:
                 ids = torch.tensor(list(bonuses), device=scores.device)
                 scores[i, ids] += torch.tensor(list(bonuses.values()), dtype=scores.dtype, device=scores.device)
         return scores
+
+    def _restricted(self, ids: list[int], device: torch.device) -> torch.Tensor:
+        """``ids`` (one of `CopyBias`'s fixed token lists) as a tensor, made once per list."""
+        key = (id(ids), device)
+        if key not in self._restrict_cache:
+            self._restrict_cache[key] = torch.tensor(ids, dtype=torch.long, device=device)
+        return self._restrict_cache[key]
 
     def _track(self, input_ids: torch.LongTensor) -> None:
         batch, length = input_ids.shape

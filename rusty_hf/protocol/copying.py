@@ -8,9 +8,11 @@ for it: the model still decides what to write, and tokens that copy one of the c
 
 Names (:func:`copy_candidates`) are the spans of the user's request and of the command outputs since
 that look like what a command takes: quoted text, words with ``_ . / -`` or a digit or an inner
-capital (``harbor_notes.txt``, ``scripts/run.py``, ``BudgetArchive``, ``12``), the parts of a path
-after each ``/``, and request words that name a file or folder of the workspace. Plain words of a
-sentence ("how", "many", "lines") are not names: copying them is the model's own decision.
+capital (``harbor_notes.txt``, ``scripts/run.py``, ``BudgetArchive``, ``12``), and request words that
+name a file or folder of the workspace. A path is one name: its basename alone is not offered (``wc -c
+run.py`` fails where the file is ``scripts/run.py``; on the development split, offering the parts cost
+0.03 of first-action success). Plain words of a sentence ("how", "many", "lines") are not names:
+copying them is the model's own decision.
 
 - copy start: after a separator (or at the start of the string) the tokens that start a name get
   ``start_bonus``; right after a word, the tokens that bring a space and start a name (" harbor");
@@ -21,7 +23,21 @@ sentence ("how", "many", "lines") are not names: copying them is the model's own
   small model otherwise drifts back into a name it remembers halfway through ("check_pa" + "yments"
   for check_patches.py, "data/bea" + ".csv" for data/beacon.csv).
 
-A name the open string already holds is not offered again, so a copy never repeats itself.
+A name the action already holds (in the open string or in a string it closed) is not offered again, so
+a copy never repeats itself and each of a request's values goes to one slot: once an EDIT's path holds
+``plum.txt``, its content starts with the request's other value, and ``sed 's/old/`` offers the new word.
+
+Stricter locks where a half copy is never meant:
+
+- an EDIT's ``path``, where the request names a file: it is one of the request's names without a space,
+  from its first byte to its closing quote (a quoted phrase is content, not a file name);
+- a quoted phrase is copied through its spaces (" set" may not cut "fast oyster ready" short), and a
+  name whose copied part holds a ``/``, ``_`` or ``.`` to its end ("flag/customer_patch" is no file;
+  "cat" may still stop short of "catalog.py").
+
+A value the user quoted gets ``quoted_bonus`` (above ``start_bonus``) where a copy starts: quoting is the
+user saying "this exact text" (``echo '`` + ``heavy hook ok``, not a word the model remembers).
+:class:`CopyTargets` (from :func:`copy_targets`) carries the names and which of them were quoted.
 
 Only tokens with a letter or digit get a bonus: where a name ends (a quote, a brace, a space) stays
 the model's decision. Names are matched in the form they take inside a JSON string (escaped), the
@@ -30,6 +46,8 @@ form the open string is in. The bias never makes a token allowed: the grammar's 
     bias = CopyBias(token_bytes)                                   # once per tokenizer
     names = copy_candidates(["how many lines in harbor_notes.txt?"])   # ['harbor_notes.txt']
     bonuses, locked = bias.bonuses(b"wc -l", [escape_for_json_string(n) for n in names])  # {id of " harbor": 6.0, ...}
+    targets = copy_targets(["append 'heavy hook' to a.txt"])         # names, and which were quoted
+    bias.field_bonuses(b"echo '", targets.escaped(), "command", written=b"")  # " heavy"... at quoted_bonus
 """
 
 from __future__ import annotations
@@ -37,17 +55,24 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 DEFAULT_BONUS = 10.0
 DEFAULT_START_BONUS = 6.0
+DEFAULT_QUOTED_BONUS = 9.0
 LOCK_AFTER = 3  # bytes of a name copied before the copy is locked
 _WORD = re.compile(rb"[A-Za-z0-9_]")
 _NAME_START = re.compile(rb"[A-Za-z0-9_./-]")
 # What a copied name may follow inside the string: not "-" (the c of `wc -c` starts no name) nor a letter.
 _BEFORE_NAME = frozenset(bytes([c]) for c in b" \"'=/(:,")
-_QUOTED = re.compile(r"""'([^'\n]{1,80})'|"([^"\n]{1,80})"|`([^`\n]{1,80})`""")
+# A quoted span: its quotes are not inside a word (the ' of "I'm" opens nothing)
+_QUOTED = re.compile(r"""(?<![A-Za-z0-9])(?:'([^'\n]{1,80})'|"([^"\n]{1,80})"|`([^`\n]{1,80})`)(?![A-Za-z0-9])""")
 _TOKEN = re.compile(r"[A-Za-z0-9_./-]+")
 _NAME_LIKE = re.compile(r"[_./\-0-9]|[a-z][A-Z]")
+_PATH_PART = re.compile(rb"[/_.]")
+_SPACED_WORD = re.compile(rb" [A-Za-z0-9_]")
+# A closed string of the action so far: '"path": "a.txt"' -> a.txt (JSON-escaped, as the names are)
+_CLOSED = re.compile(rb'"(?:command|path|content|message)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
 def escape_for_json_string(text: str) -> bytes:
@@ -75,9 +100,35 @@ def copy_candidates(sources: Iterable[str], workspace_names: Iterable[str] = ())
                 continue
             if _NAME_LIKE.search(word) or word in stems:
                 names.add(word)
-                names.update(word.split("/")[i] for i in range(1, word.count("/") + 1))  # basename and the parts
-                names.update("/".join(word.split("/")[i:]) for i in range(1, word.count("/") + 1))
     return sorted((n for n in names if n), key=lambda n: (-len(n), n))
+
+
+@dataclass(frozen=True)
+class CopyTargets:
+    """What a reply may copy: every name (`copy_candidates`), and which of them the user quoted."""
+
+    names: tuple[str, ...]
+    quoted: frozenset[str] = frozenset()
+
+    def escaped(self) -> "EscapedTargets":
+        """The same in the JSON-escaped byte form an open string is in (what `CopyBias` matches)."""
+        names = tuple(escape_for_json_string(n) for n in self.names)
+        quoted = frozenset(escape_for_json_string(n) for n in self.quoted)
+        return EscapedTargets(names, quoted)
+
+
+@dataclass(frozen=True)
+class EscapedTargets:
+    names: tuple[bytes, ...]
+    quoted: frozenset[bytes]
+
+
+def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = ()) -> CopyTargets:
+    """`copy_candidates`, and which of them the user quoted."""
+    sources = list(sources)
+    names = copy_candidates(sources, workspace_names)
+    quoted = {next(g for g in m.groups() if g is not None) for text in sources for m in _QUOTED.finditer(text)}
+    return CopyTargets(tuple(names), frozenset(quoted))
 
 
 class CopyBias:
@@ -87,16 +138,21 @@ class CopyBias:
         token_bytes: every token id's raw bytes (None for special tokens), as `TokenTable.token_bytes`.
         bonus: logit bonus of a token that continues a name being copied.
         start_bonus: logit bonus of a token that starts copying a name.
+        quoted_bonus: logit bonus of a token that starts copying a value the user quoted.
     """
 
     def __init__(self, token_bytes: list[bytes | None], bonus: float = DEFAULT_BONUS,
-                 start_bonus: float = DEFAULT_START_BONUS) -> None:  # fmt: skip
-        self.bonus, self.start_bonus = bonus, start_bonus
+                 start_bonus: float = DEFAULT_START_BONUS, quoted_bonus: float = DEFAULT_QUOTED_BONUS) -> None:  # fmt: skip
+        self.bonus, self.start_bonus, self.quoted_bonus = bonus, start_bonus, quoted_bonus
         self._all = {data: i for i, data in enumerate(token_bytes) if data}
         self._ids = {data: i for data, i in self._all.items() if _WORD.search(data)}
         self._longest = max((len(data) for data in self._all), default=1)
-        # what a locked copy restricts: tokens that could go on with a name
+        # what a locked copy restricts: tokens that could go on with a name, and (inside a quoted phrase)
+        # those that bring a space and a word
         self.name_tokens = sorted(i for data, i in self._all.items() if _NAME_START.match(data))
+        self.all_tokens = sorted(self._all.values())
+        self.closing_tokens = sorted(i for data, i in self._all.items() if data.startswith(b'"'))
+        self.phrase_tokens = sorted(set(self.name_tokens) | {i for data, i in self._all.items() if _SPACED_WORD.match(data)})
 
     def _tokens_starting(self, continuation: bytes, table: dict[bytes, int] | None = None) -> list[int]:
         """Tokens whose bytes are a prefix of ``continuation`` (of ``table``: by default those with a letter
@@ -109,36 +165,75 @@ class CopyBias:
                 found.append(token)
         return found
 
-    def continuations(self, value: bytes, names: list[bytes]) -> tuple[list[bytes], int]:
-        """(what may follow ``value`` to copy a name, how many bytes of a name it already holds: 0 for a start).
-
-        A name the string already holds is not offered again (a copy never loops)."""
+    def _matches(self, value: bytes, names: Iterable[bytes]) -> tuple[list[tuple[bytes, bytes]], int]:
+        """[(name, what may follow ``value`` to copy it)], and how many bytes of a name ``value`` already
+        holds (0 for a start). A name the string already holds is not offered again (a copy never loops)."""
         names = [name for name in names if name not in value]
         found, copied = [], 0
         for name in names:
             for size in range(min(len(value), len(name) - 1), 0, -1):
                 if value.endswith(name[:size]) and (size == len(value) or value[-size - 1 : -size] in _BEFORE_NAME):
-                    found.append(name[size:])
+                    found.append((name, name[size:]))
                     copied = max(copied, size)
                     break
         if found:
             return found, copied
         if value and _WORD.match(value[-1:]):
-            return [b" " + name for name in names], 0
-        return list(names), 0
+            return [(name, b" " + name) for name in names], 0
+        return [(name, name) for name in names], 0
 
-    def bonuses(self, value: bytes, names: list[bytes]) -> tuple[dict[int, float], list[int] | None]:
+    def continuations(self, value: bytes, names: list[bytes]) -> tuple[list[bytes], int]:
+        """(what may follow ``value`` to copy a name, how many bytes of a name it already holds: 0 for a start)."""
+        found, copied = self._matches(value, names)
+        return [continuation for _, continuation in found], copied
+
+    def bonuses(self, value: bytes, names: Iterable[bytes], quoted: frozenset[bytes] = frozenset()
+                ) -> tuple[dict[int, float], list[int] | None]:  # fmt: skip
         """({token id: logit bonus}, the tokens a locked copy keeps or None) for the open string ``value``
-        (raw bytes, JSON-escaped form). Locked: of the `name_tokens`, only those kept may follow."""
-        continuations, copied = self.continuations(value, names)
-        bonus = self.bonus if copied else self.start_bonus
+        (raw bytes, JSON-escaped form). Locked: of the `name_tokens`, only those kept may follow.
+        At a start, the names in ``quoted`` get ``quoted_bonus``."""
+        found, copied = self._matches(value, names)
         out: dict[int, float] = {}
-        for continuation in continuations:
+        for name, continuation in found:
+            bonus = self.bonus if copied else self.quoted_bonus if name in quoted else self.start_bonus
             for token in self._tokens_starting(continuation):
-                out[token] = bonus
-        if not (continuations and copied >= LOCK_AFTER):
+                out[token] = max(out.get(token, bonus), bonus)
+        if not (found and copied >= LOCK_AFTER):
             return out, None
-        return out, sorted({t for c in continuations for t in self._tokens_starting(c, self._all)})
+        return out, sorted({t for _, c in found for t in self._tokens_starting(c, self._all)})
+
+    def field_bonuses(self, value: bytes, targets: EscapedTargets, field: str, written: bytes
+                      ) -> tuple[dict[int, float], list[int] | None, list[int]]:  # fmt: skip
+        """`bonuses` for the open string ``value`` of ``field``, ``written`` being the action's text so far,
+        and the tokens a lock restricts (of which only the kept ones may follow):
+
+        - the names the action's closed strings hold are not offered again;
+        - a path takes no name with a space; where the request names a path, the path is one of those
+          (locked from its first byte to its closing quote);
+        - a quoted phrase being copied is locked through its spaces: " set" may not cut "fast oyster ready";
+          a name whose copied part has a ``/``, ``_`` or ``.`` is copied to its end ("flag/customer_patch"
+          is no file; "cat" may still stop short of "catalog.py").
+        """
+        done = _CLOSED.findall(written)
+        names = [n for n in targets.names if not any(n in closed for closed in done)]
+        if field == "path":
+            names = [n for n in names if b" " not in n]
+            if names:  # the path is one of them: each token continues one, and the string ends only after one
+                ends = [n[len(value):] for n in names if n.startswith(value)] if value else names
+                kept = {t for c in ends if c for t in self._tokens_starting(c, self._all)}
+                if value in names:
+                    kept.update(self.closing_tokens)
+                if kept:
+                    return self.bonuses(value, names, targets.quoted)[0], sorted(kept), self.all_tokens
+        out, kept = self.bonuses(value, names, targets.quoted)
+        restrict = self.name_tokens
+        if kept is not None:
+            found, copied = self._matches(value, names)
+            if any(b" " in c for _, c in found):
+                restrict = self.phrase_tokens
+            if _PATH_PART.search(value[-copied:]):  # a path half copied ("flag/customer_patch") is finished
+                restrict = self.all_tokens
+        return out, kept, restrict
 
 
 def copy_sources(messages: list[dict]) -> list[str]:
