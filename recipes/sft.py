@@ -51,6 +51,7 @@ def build_dataset(script_args: RustyScriptArguments, training_args: SFTConfig, t
         tasks_root=script_args.tasks_dir,
         num_terminal=script_args.num_terminal,
         terminal_multi_turn_share=script_args.terminal_multi_turn_share,
+        terminal_closing_share=script_args.terminal_closing_share,
         terminal_cache_dir=script_args.terminal_cache_dir,
     )
 

@@ -37,6 +37,11 @@ class RustyScriptArguments(ScriptArguments):
     terminal_multi_turn_share: float = field(
         default=0.2, metadata={"help": "Share of the terminal rows that are multi-turn (a CMD, its output, a MSG)."}
     )
+    terminal_closing_share: float = field(
+        default=0.0,
+        metadata={"help": "SFT: share of the single-turn CMD/EDIT terminal rows that go on with the action's result "
+                  "and a closing MSG (\"Done.\"), so the model ends after a result instead of making up a second answer."},
+    )
     terminal_cache_dir: str = field(
         default="outputs/terminal_fixtures",
         metadata={"help": "Where the terminal fixtures (small git repositories) are built once and reused."},
@@ -89,6 +94,8 @@ class RustyScriptArguments(ScriptArguments):
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         if not 0 <= self.terminal_multi_turn_share <= 1:
             raise ValueError(f"terminal_multi_turn_share must be in [0, 1], got {self.terminal_multi_turn_share}")
+        if not 0 <= self.terminal_closing_share <= 1:
+            raise ValueError(f"terminal_closing_share must be in [0, 1], got {self.terminal_closing_share}")
         if self.d_hidden % 32:
             raise ValueError(f"d_hidden must be a multiple of 32 (bitsandbytes 4-bit), got {self.d_hidden}")
 

@@ -224,3 +224,25 @@ def test_the_processor_locks_an_edit_path_to_the_named_file(tokenizer):
         out = processor(ids[:, :end], scores.clone())
     allowed = {table.token_bytes[i] for i in torch.isfinite(out[0]).nonzero()[:, 0].tolist()}
     assert allowed and all(b"harbor_notes.txt".startswith(t) for t in allowed)
+
+
+def test_a_msg_may_quote_an_output_line_whole():
+    tokens = [b"rapid", b" cursor", b" ok", b"spare", b" spare", b" rope", b"r", b"It", b" prints", b":", b" ", b'"']
+    bias = CopyBias(tokens, start_bonus=6.0, quoted_bonus=9.0)
+    targets = copy_targets(["what does scripts/x.py print? tell me", "rapid cursor ok\n[exit code 0]"]).escaped()
+    assert targets.lines == (b"rapid cursor ok",)
+    bonuses, _, _ = bias.field_bonuses(b"It prints: ", targets, "message", written=b'{"action": "MSG", "message": "')
+    assert bonuses[tokens.index(b"rapid")] == 9.0 and tokens.index(b"spare") not in bonuses
+    bonuses, kept, restrict = bias.field_bonuses(b"It prints: rapid", targets, "message", written=b"")
+    assert tokens.index(b" cursor") in kept and tokens.index(b" spare") in restrict  # on through its spaces
+    # a command's text copies no output line
+    bonuses, _, _ = bias.field_bonuses(b"echo ", targets, "command", written=b"")
+    assert tokens.index(b"rapid") not in bonuses
+
+
+def test_output_lines_are_a_few_words_not_status_or_short_codes():
+    from rusty_hf.protocol.copying import output_lines
+
+    assert output_lines("rapid cursor ok\n[exit code 0]") == ["rapid cursor ok"]
+    assert output_lines("M notes.txt\n?? new.py\n[exit code 0]") == []  # git's status letters
+    assert output_lines("single\n" + "long " * 30) == []

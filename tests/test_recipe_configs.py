@@ -70,3 +70,10 @@ def test_the_readme_launches_only_configs_that_exist():
     readme = (RECIPES.parent / "README.md").read_text()
     named = set(re.findall(r"recipes/accelerate_configs/([\w.-]+\.yaml)", readme))
     assert named and all((RECIPES / "accelerate_configs" / name).is_file() for name in named), named
+
+
+@pytest.mark.parametrize("field", ["terminal_multi_turn_share", "terminal_closing_share"])
+def test_terminal_shares_outside_zero_to_one_are_refused_naming_the_field(field):
+    with pytest.raises(ValueError, match=field):
+        RustyScriptArguments(**{field: 1.5})
+    assert getattr(RustyScriptArguments(**{field: 0.15}), field) == 0.15

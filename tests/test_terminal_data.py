@@ -8,7 +8,7 @@ import pytest
 from rusty_hf.data.dialogs import synthetic_dialogs
 from rusty_hf.data.sft_data import task_dialogs
 from rusty_hf.data.terminal.checks import Check, judge
-from rusty_hf.data.terminal.dataset import PARTS, heldout_requests, sft_messages, training_requests
+from rusty_hf.data.terminal.dataset import CLOSING_INTENTS, PARTS, heldout_requests, sft_messages, training_requests
 from rusty_hf.data.terminal.fixtures import materialize
 from rusty_hf.data.terminal.catalog import all_intents
 from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS
@@ -168,6 +168,54 @@ def test_multi_turn_dialogs_carry_the_real_output(training, fixture_cache):
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "assistant"]
     assert request.fixture.facts["failing_test"] in messages[3]["content"]  # unittest's own report
     assert json.loads(messages[4]["content"])["action"] == "MSG"
+
+
+def test_closing_rows_end_a_single_action_with_its_status(fixture_cache):
+    plain = training_requests(400, seed=3)
+    rows = training_requests(400, seed=3, closing_share=0.5)
+    closing = [r for r in rows if r.closing]
+    assert closing and all(not r.multi_turn and r.fixture.kind == "python" for r in closing)
+    assert {r.intent for r in closing} <= CLOSING_INTENTS
+    assert {r.case.actions[0]["action"] for r in closing} == {"CMD", "EDIT"}  # never after a MSG
+    assert not any(r.closing for r in plain)
+    cmd = next(r for r in closing if r.case.actions[0]["action"] == "CMD" and r.intent == "show_file")
+    messages = sft_messages(cmd, fixture_cache)
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "assistant"]
+    path = cmd.case.actions[0]["command"].split()[-1]
+    assert messages[3]["content"].startswith((materialize(cmd.fixture, fixture_cache) / path).read_text().rstrip("\n")[:40])
+    assert messages[3]["content"].endswith("[exit code 0]")  # the terminal's real result
+    assert json.loads(messages[4]["content"]) == {"action": "MSG", "message": "Done."}
+    edit = next(r for r in closing if r.case.actions[0]["action"] == "EDIT")
+    messages = sft_messages(edit, fixture_cache)
+    assert messages[3] == {"role": "tool", "name": "EDIT", "content": f"wrote {edit.case.actions[0]['path']} "
+                           f"({len(edit.case.actions[0]['content'])} chars)"}  # fmt: skip
+
+
+def test_no_closing_row_runs_what_a_multi_turn_intent_runs_to_answer():
+    """A "Done." after `wc -l` would teach "how long is X? just tell me" to say "Done." too."""
+
+    def program(command: str) -> str:
+        words = command.split()
+        return " ".join(words[:2]) if words[0] in ("git", "cargo") else words[0]
+
+    rows = training_requests(1500, seed=5)
+    answering = {program(r.case.actions[0]["command"]) for r in rows if r.multi_turn}
+    for r in rows:
+        if r.intent in CLOSING_INTENTS and r.case.actions[0]["action"] == "CMD":
+            assert program(r.case.actions[0]["command"]) not in answering, (r.intent, r.case.actions[0])
+    assert CLOSING_INTENTS <= set(all_intents()) and not CLOSING_INTENTS & HELD_OUT_INTENTS
+
+
+def test_the_closing_message_states_the_status():
+    from rusty_hf.data.terminal.dataset import closing_message
+
+    assert closing_message("a.py\nb.py\n[exit code 0]") == "Done."
+    assert closing_message("[exit code 0, no output]") == "Done."
+    assert closing_message("wrote notes.txt (12 chars)") == "Done."
+    assert closing_message("FAILED (failures=1)\n[exit code 1]") == "Failed: exit code 1."
+    assert closing_message("...\n[timed out]") == "Timed out."
+    # a line that only looks like a status inside the output is not the status
+    assert closing_message("[exit code 3]\nmore output\n[exit code 0]") == "Done."
 
 
 def test_rows_rebuild_their_fixture(heldout):

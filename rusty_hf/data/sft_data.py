@@ -59,8 +59,9 @@ def task_dialogs(
 
 
 def terminal_dialogs(n: int, seed: int = 0, multi_turn_share: float = 0.2, cache_dir: str | Path = "outputs/terminal_fixtures",
-                     workers: int = 2) -> list[list[Message]]:  # fmt: skip
-    """``n`` training-split terminal requests as dialogs; multi-turn ones carry the real command output.
+                     workers: int = 2, closing_share: float = 0.0) -> list[list[Message]]:  # fmt: skip
+    """``n`` training-split terminal requests as dialogs; multi-turn ones (and ``closing_share`` of the
+    single-turn actions, which end with a closing MSG) carry the real command output.
 
     The outputs are sandbox runs of the reference commands on the materialized fixtures (cached per
     fixture and command), ``workers`` at a time.
@@ -69,7 +70,7 @@ def terminal_dialogs(n: int, seed: int = 0, multi_turn_share: float = 0.2, cache
 
     from rusty_hf.data.terminal.dataset import sft_messages, training_requests
 
-    requests = training_requests(n, seed=seed, multi_turn_share=multi_turn_share)
+    requests = training_requests(n, seed=seed, multi_turn_share=multi_turn_share, closing_share=closing_share)
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(lambda r: sft_messages(r, cache_dir), requests))
 
@@ -83,6 +84,7 @@ def build_sft_dataset(
     num_terminal: int = 0,
     terminal_multi_turn_share: float = 0.2,
     terminal_cache_dir: str | Path = "outputs/terminal_fixtures",
+    terminal_closing_share: float = 0.0,
 ) -> datasets.Dataset:
     """The shuffled SFT mix: synthetic dialogs, terminal requests, and every training task ``task_repeats`` times.
 
@@ -93,7 +95,8 @@ def build_sft_dataset(
         raise ValueError(f"task_repeats must be >= 0, got {task_repeats}")
     rows = synthetic_dialogs(num_dialogs, seed=seed)
     if num_terminal:
-        rows += terminal_dialogs(num_terminal, seed, terminal_multi_turn_share, terminal_cache_dir)
+        rows += terminal_dialogs(num_terminal, seed, terminal_multi_turn_share, terminal_cache_dir,
+                                 closing_share=terminal_closing_share)
     if task_repeats:
         rows += task_dialogs(task_languages, root=tasks_root) * task_repeats
     random.Random(seed).shuffle(rows)

@@ -36,8 +36,10 @@ Stricter locks where a half copy is never meant:
   "cat" may still stop short of "catalog.py").
 
 A value the user quoted gets ``quoted_bonus`` (above ``start_bonus``) where a copy starts: quoting is the
-user saying "this exact text" (``echo '`` + ``heavy hook ok``, not a word the model remembers).
-:class:`CopyTargets` (from :func:`copy_targets`) carries the names and which of them were quoted.
+user saying "this exact text" (``echo '`` + ``heavy hook ok``, not a word the model remembers). In a MSG,
+the lines the commands since printed count as quoted too (:func:`output_lines`): "It prints: " + the line
+the script printed, not one the model remembers. :class:`CopyTargets` (from :func:`copy_targets`) carries
+the names, which of them were quoted, and the output lines.
 
 Only tokens with a letter or digit get a bonus: where a name ends (a quote, a brace, a space) stays
 the model's decision. Names are matched in the form they take inside a JSON string (escaped), the
@@ -72,6 +74,7 @@ _NAME_LIKE = re.compile(r"[_./\-0-9]|[a-z][A-Z]")
 _PATH_PART = re.compile(rb"[/_.]")
 _SPACED_WORD = re.compile(rb" [A-Za-z0-9_]")
 # A closed string of the action so far: '"path": "a.txt"' -> a.txt (JSON-escaped, as the names are)
+_WORD_TEXT = re.compile(r"[A-Za-z0-9]")
 _CLOSED = re.compile(rb'"(?:command|path|content|message)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
@@ -105,30 +108,49 @@ def copy_candidates(sources: Iterable[str], workspace_names: Iterable[str] = ())
 
 @dataclass(frozen=True)
 class CopyTargets:
-    """What a reply may copy: every name (`copy_candidates`), and which of them the user quoted."""
+    """What a reply may copy: every name (`copy_candidates`), which of them the user quoted, and the
+    lines the commands since printed (a MSG may quote one: "It prints: rapid cursor ok")."""
 
     names: tuple[str, ...]
     quoted: frozenset[str] = frozenset()
+    lines: tuple[str, ...] = ()
 
     def escaped(self) -> "EscapedTargets":
         """The same in the JSON-escaped byte form an open string is in (what `CopyBias` matches)."""
         names = tuple(escape_for_json_string(n) for n in self.names)
         quoted = frozenset(escape_for_json_string(n) for n in self.quoted)
-        return EscapedTargets(names, quoted)
+        lines = tuple(escape_for_json_string(line) for line in self.lines if line not in self.names)
+        return EscapedTargets(names, quoted, lines)
 
 
 @dataclass(frozen=True)
 class EscapedTargets:
     names: tuple[bytes, ...]
     quoted: frozenset[bytes]
+    lines: tuple[bytes, ...] = ()
+
+
+def output_lines(text: str) -> list[str]:
+    """The lines of a command's output a MSG may quote whole: a few words, each with a letter or digit and
+    two characters or more (not the terminal's ``[exit code 0]``, not ``M notes.txt``)."""
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        words = line.split()
+        if 2 <= len(words) and len(line) <= 80 and not (line.startswith("[") and line.endswith("]")) \
+                and all(len(w) >= 2 and _WORD_TEXT.search(w) for w in words):  # fmt: skip
+            out.append(line)
+    return out
 
 
 def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = ()) -> CopyTargets:
-    """`copy_candidates`, and which of them the user quoted."""
+    """`copy_candidates`, which of them the user quoted, and the output lines of the commands since
+    (``sources[1:]``)."""
     sources = list(sources)
     names = copy_candidates(sources, workspace_names)
     quoted = {next(g for g in m.groups() if g is not None) for text in sources for m in _QUOTED.finditer(text)}
-    return CopyTargets(tuple(names), frozenset(quoted))
+    lines = dict.fromkeys(line for text in sources[1:] for line in output_lines(text))
+    return CopyTargets(tuple(names), frozenset(quoted), tuple(lines))
 
 
 class CopyBias:
@@ -225,7 +247,11 @@ class CopyBias:
                     kept.update(self.closing_tokens)
                 if kept:
                     return self.bonuses(value, names, targets.quoted)[0], sorted(kept), self.all_tokens
-        out, kept = self.bonuses(value, names, targets.quoted)
+        quoted = targets.quoted
+        if field == "message" and targets.lines:  # an output line is quoted text: copied whole, at quoted_bonus
+            names += [line for line in targets.lines if not any(line in closed for closed in done)]
+            quoted = quoted | frozenset(targets.lines)
+        out, kept = self.bonuses(value, names, quoted)
         restrict = self.name_tokens
         if kept is not None:
             found, copied = self._matches(value, names)

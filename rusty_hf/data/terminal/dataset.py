@@ -14,6 +14,9 @@ splits never share a phrasing template or an argument value:
 
 Single-turn training dialogs need no execution; multi-turn ones carry the real output of the
 reference command (run in the sandbox on the materialized fixture, as the terminal would show it).
+A share of the single-turn CMD and EDIT rows (``closing_share`` of ``CLOSING_INTENTS``) also carry what the terminal shows
+after the action and a short closing MSG (:func:`closing_message`): the terminal sends the model every
+result, and a model never trained on a second turn after them makes one up ("1 lines.").
 
     requests = training_requests(2000, seed=0)
     dialogs = [sft_messages(r, cache_dir) for r in requests]
@@ -22,10 +25,12 @@ reference command (run in the sandbox on the materialized fixture, as the termin
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
 import random
+import re
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -43,6 +48,14 @@ TRAIN_FIXTURES = 64  # anchor fixture seeds (per kind): half the training rows, 
 EXTRA_FIXTURES = 4096  # more fixture seeds for the other half: names too many to memorise, so copying pays
 ANCHOR_SHARE = 0.5
 HELD_OUT_PER_INTENT = {"seen_values": 6, "new_values": 6, "new_intents": 10}
+# Single-turn intents whose training rows may go on to a closing "Done." (``closing_share``): not those whose
+# command a multi-turn intent runs to state an answer (wc, find, git log, git status, python3: a quickstart
+# run that closed those too answered "Done." to "how many .py files?" after the count), nor those on the
+# Rust fixture (a closing row runs its command, and cargo compiles for seconds per run).
+CLOSING_INTENTS = frozenset({
+    "list_root", "list_dir", "show_file", "head_file", "file_details", "search_text", "find_definition",
+    "find_todo", "git_diff", "append_line", "replace_text", "create_file", "create_script", "delete_file", "delete_build",
+})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -54,6 +67,7 @@ class Request:
     fixture: Fixture
     case: Case
     part: str = "train"  # "train" or one of PARTS
+    closing: bool = False  # a single-turn training row that goes on: the action's result, then a closing MSG
 
     @property
     def multi_turn(self) -> bool:
@@ -94,21 +108,28 @@ def _request(intent: Intent, split_values: str, split_phrasing: str, fixture_see
     return Request(intent.name, text, fixture, case, part)
 
 
-def training_requests(n: int, seed: int = 0, intents: Iterable[str] | None = None, multi_turn_share: float = 0.2) -> list[Request]:
-    """``n`` training requests, intents drawn evenly (multi-turn ones at ``multi_turn_share`` of the rows)."""
+def training_requests(n: int, seed: int = 0, intents: Iterable[str] | None = None, multi_turn_share: float = 0.2,
+                      closing_share: float = 0.0) -> list[Request]:  # fmt: skip
+    """``n`` training requests, intents drawn evenly (multi-turn ones at ``multi_turn_share`` of the rows);
+    ``closing_share`` of the single-turn CMD and EDIT rows go on with the result and a closing MSG."""
     catalogue = all_intents()
     names = [k for k in (intents or catalogue) if k not in HELD_OUT_INTENTS]
     single = [k for k in names if not catalogue[k].multi_turn]
     multi = [k for k in names if catalogue[k].multi_turn]
     rng = random.Random(seed)
+    closing_rng = random.Random(f"closing/{seed}")  # its own stream: the other rows stay what they were
     out = []
     for _ in range(n):
         pick = multi if multi and (not single or rng.random() < multi_turn_share) else single
         intent = catalogue[rng.choice(pick)]
-        # Multi-turn rows carry a command's real output: they stay on the anchors, whose runs are cached.
-        anchored = intent.multi_turn or rng.random() < ANCHOR_SHARE
+        closing = intent.name in CLOSING_INTENTS and closing_rng.random() < closing_share
+        # Rows that carry a command's real output stay on the anchors, whose runs are cached.
+        anchored = intent.multi_turn or rng.random() < ANCHOR_SHARE or closing
         seed = rng.randrange(TRAIN_FIXTURES) if anchored else TRAIN_FIXTURES + rng.randrange(EXTRA_FIXTURES)
-        out.append(_request(intent, "train", "train", seed, rng, "train"))
+        request = _request(intent, "train", "train", seed, rng, "train")
+        if closing and request.case.actions[0]["action"] != "MSG":
+            request = dataclasses.replace(request, closing=True)
+        out.append(request)
     return out
 
 
@@ -146,13 +167,17 @@ def dev_requests(per_intent: int = 4, seed: int = 0) -> list[Request]:
 
 
 def observation(request: Request, cache_dir: str | Path) -> str:
-    """What the terminal shows after the reference CMD of a multi-turn request (run in the sandbox once).
+    """What the terminal shows after the reference action of a request: a CMD's run in the sandbox (once),
+    or the line a written EDIT gets.
 
-    Kept beside the fixture (``<key>.outputs/<sha of the command>``), so rebuilding the SFT data does
-    not run the same command again.
+    A CMD's is kept beside the fixture (``<key>.outputs/<sha of the command>``), so rebuilding the SFT
+    data does not run the same command again.
     """
+    first = request.case.actions[0]
+    if first["action"] == "EDIT":  # as rusty_hf.agent.session writes it
+        return f"wrote {first['path']} ({len(first['content'])} chars)"
     root = materialize(request.fixture, cache_dir)
-    command = request.case.actions[0]["command"]
+    command = first["command"]
     saved = Path(cache_dir) / f"{request.fixture.key}.outputs" / hashlib.sha256(command.encode()).hexdigest()[:16]
     if saved.is_file():
         return saved.read_text(encoding="utf-8")
@@ -166,16 +191,28 @@ def observation(request: Request, cache_dir: str | Path) -> str:
     return text
 
 
+def closing_message(result: str) -> str:
+    """Rusty's MSG after a single-turn action's result: the user has seen it, so only the status."""
+    status = re.search(r"\[(exit code (-?\d+)|timed out)[^\]]*\]\s*$", result)
+    if status is None or status.group(2) == "0":  # an EDIT's "wrote ...", or a command that succeeded
+        return "Done."
+    if status.group(2) is None:
+        return "Timed out."
+    return f"Failed: exit code {status.group(2)}."
+
+
 def sft_messages(request: Request, cache_dir: str | Path | None = None) -> list[dict[str, str]]:
-    """The chat messages of one training dialog; multi-turn ones need ``cache_dir`` for the fixture."""
+    """The chat messages of one training dialog; multi-turn and closing ones need ``cache_dir`` for the fixture."""
     actions = request.case.actions
     messages = [{"role": "system", "content": RUSTY_SYSTEM_PROMPT}, {"role": "user", "content": request.text},
                 {"role": "assistant", "content": json.dumps(actions[0])}]  # fmt: skip
-    if request.multi_turn:
+    if request.multi_turn or request.closing:
         if cache_dir is None:
             raise ValueError("multi-turn dialogs carry a real command output: pass cache_dir for the fixtures")
-        messages.append({"role": "tool", "name": "CMD", "content": observation(request, cache_dir)})
-        messages.append({"role": "assistant", "content": json.dumps(actions[1])})
+        result = observation(request, cache_dir)
+        messages.append({"role": "tool", "name": actions[0]["action"], "content": result})
+        closing = actions[1] if request.multi_turn else {"action": "MSG", "message": closing_message(result)}
+        messages.append({"role": "assistant", "content": json.dumps(closing)})
     return messages
 
 
