@@ -246,3 +246,32 @@ def test_output_lines_are_a_few_words_not_status_or_short_codes():
     assert output_lines("rapid cursor ok\n[exit code 0]") == ["rapid cursor ok"]
     assert output_lines("M notes.txt\n?? new.py\n[exit code 0]") == []  # git's status letters
     assert output_lines("single\n" + "long " * 30) == []
+
+
+def test_a_finished_copy_ends_its_word_and_leaves_what_follows_to_the_model():
+    tokens = [b"call", b" mom", b" notes", b".txt", b"'", b" >>", b"ortar", b"src", b"/util", b".py", b" creek", b"5"]
+    bias = CopyBias(tokens)
+    names = [b"call mom", b"notes.txt"]
+    bonuses, kept = bias.bonuses(b"echo 'call mom", names, quoted=frozenset({b"call mom"}))
+    assert bonuses == {} and kept == []  # no " notes" before the closing quote; locked: "ortar" may not follow
+    _, kept, restrict = bias.field_bonuses(b"echo 'call mom", copy_targets(["add 'call mom' to notes.txt"]).escaped(),
+                                           "command", written=b"")  # fmt: skip
+    assert tokens.index(b"ortar") in restrict and tokens.index(b"'") not in restrict
+    assert tokens.index(b" >>") not in restrict and tokens.index(b" mom") in restrict  # no word after a quoted value
+    _, kept, restrict = bias.field_bonuses(b"sed -i 's/call mom", copy_targets(["use 'call mom'"]).escaped(),
+                                           "command", written=b"")  # fmt: skip
+    assert kept == [] and tokens.index(b"/util") not in restrict  # sed's / may follow
+    # after a name that is not quoted, the next may start: "head -n 5" + " creek/page.py"
+    bonuses, kept = bias.bonuses(b"head -n 5", [b"5", b"creek/page.py"])
+    assert tokens.index(b" creek") in bonuses and kept == []
+    # a name that a longer one goes on from is not finished: "src" of "src/util.py"
+    assert bias.continuations(b"cat src", [b"src", b"src/util.py"]) == ([b"/util.py"], 3)
+
+
+def test_a_command_does_not_start_with_the_quoted_text(slot_table):
+    bias = CopyBias(slot_table.token_bytes)
+    targets = copy_targets(["notes.txt needs one more line: 'fast oyster ready'"]).escaped()
+    bonuses, _, _ = bias.field_bonuses(b"", targets, "command", written=b"")
+    assert not any(b"fast oyster ready".startswith(slot_table.token_bytes[i]) for i in bonuses)
+    bonuses, _, _ = bias.field_bonuses(b"echo '", targets, "command", written=b"")
+    assert any(b"fast oyster ready".startswith(slot_table.token_bytes[i]) for i in bonuses)

@@ -23,6 +23,11 @@ copying them is the model's own decision.
   small model otherwise drifts back into a name it remembers halfway through ("check_pa" + "yments"
   for check_patches.py, "data/bea" + ".csv" for data/beacon.csv).
 
+Right after a copy finishes (and no longer name goes on from it), the word ends: a token that would go on
+with it is refused ("call mom" + "ortar"; a ``/`` or ``.`` may follow). After a quoted value no word may
+follow either (not "call mom" + " ok") and nothing gets a bonus, so the closing quote is the model's (a start bonus there once turned ``echo 'call mom`` + ``' >> notes.txt`` into ``echo 'call
+mom notes.txt``); after another name, the next name may start (``head -n 5`` + `` creek/page.py``).
+A command's first word copies no quoted value (it is a program: ``call mom notes.txt`` is no command).
 A name the action already holds (in the open string or in a string it closed) is not offered again, so
 a copy never repeats itself and each of a request's values goes to one slot: once an EDIT's path holds
 ``plum.txt``, its content starts with the request's other value, and ``sed 's/old/`` offers the new word.
@@ -174,6 +179,8 @@ class CopyBias:
         self.name_tokens = sorted(i for data, i in self._all.items() if _NAME_START.match(data))
         self.all_tokens = sorted(self._all.values())
         self.closing_tokens = sorted(i for data, i in self._all.items() if data.startswith(b'"'))
+        self.word_tokens = sorted(i for data, i in self._all.items() if _WORD.match(data))
+        self.phrase_word_tokens = sorted(set(self.word_tokens) | {i for data, i in self._all.items() if _SPACED_WORD.match(data)})
         self.phrase_tokens = sorted(set(self.name_tokens) | {i for data, i in self._all.items() if _SPACED_WORD.match(data)})
 
     def _tokens_starting(self, continuation: bytes, table: dict[bytes, int] | None = None) -> list[int]:
@@ -194,7 +201,7 @@ class CopyBias:
         found, copied = [], 0
         for name in names:
             for size in range(min(len(value), len(name) - 1), 0, -1):
-                if value.endswith(name[:size]) and (size == len(value) or value[-size - 1 : -size] in _BEFORE_NAME):
+                if value.endswith(name[:size]) and _starts_a_name(value, len(value) - size):
                     found.append((name, name[size:]))
                     copied = max(copied, size)
                     break
@@ -214,12 +221,20 @@ class CopyBias:
         """({token id: logit bonus}, the tokens a locked copy keeps or None) for the open string ``value``
         (raw bytes, JSON-escaped form). Locked: of the `name_tokens`, only those kept may follow.
         At a start, the names in ``quoted`` get ``quoted_bonus``."""
+        names = list(names)
         found, copied = self._matches(value, names)
+        finished = [] if copied else [n for n in names if value.endswith(n) and _starts_a_name(value, len(value) - len(n))]
+        if finished:  # a copy just ended here (no longer name goes on from it): the word ends, then the model
+            if any(n in quoted for n in finished):  # picks; after a quoted value, with no bonus (its closing quote)
+                return {}, []
+            found = [(name, c) for name, c in found if name not in quoted]
         out: dict[int, float] = {}
         for name, continuation in found:
             bonus = self.bonus if copied else self.quoted_bonus if name in quoted else self.start_bonus
             for token in self._tokens_starting(continuation):
                 out[token] = max(out.get(token, bonus), bonus)
+        if finished:
+            return out, []
         if not (found and copied >= LOCK_AFTER):
             return out, None
         return out, sorted({t for _, c in found for t in self._tokens_starting(c, self._all)})
@@ -248,18 +263,28 @@ class CopyBias:
                 if kept:
                     return self.bonuses(value, names, targets.quoted)[0], sorted(kept), self.all_tokens
         quoted = targets.quoted
+        if field == "command" and b" " not in value:  # a command starts with a program, not the user's quoted text
+            names = [n for n in names if n not in quoted]
         if field == "message" and targets.lines:  # an output line is quoted text: copied whole, at quoted_bonus
             names += [line for line in targets.lines if not any(line in closed for closed in done)]
             quoted = quoted | frozenset(targets.lines)
         out, kept = self.bonuses(value, names, quoted)
         restrict = self.name_tokens
-        if kept is not None:
-            found, copied = self._matches(value, names)
+        found, copied = self._matches(value, names)
+        if kept == []:  # a copy just finished: the word ends; after a quoted value, the quote closes next
+            finished_quoted = any(value.endswith(n) for n in names if n in quoted)
+            restrict = self.phrase_word_tokens if finished_quoted else self.word_tokens
+        elif kept is not None:
             if any(b" " in c for _, c in found):
                 restrict = self.phrase_tokens
             if _PATH_PART.search(value[-copied:]):  # a path half copied ("flag/customer_patch") is finished
                 restrict = self.all_tokens
         return out, kept, restrict
+
+
+def _starts_a_name(value: bytes, at: int) -> bool:
+    """Whether a name may begin at byte ``at`` of ``value``: at its start or after a separator."""
+    return at == 0 or value[at - 1 : at] in _BEFORE_NAME
 
 
 def copy_sources(messages: list[dict]) -> list[str]:
