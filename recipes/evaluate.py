@@ -6,12 +6,15 @@ protocol validity) or on the held-out terminal requests (``--suite terminal``).
     python recipes/evaluate.py --model_name_or_path outputs/tiny-sft --update_model_card   # numbers into README.md
     python recipes/evaluate.py --config eval.yaml     # the same keys from a YAML file (TrlParser)
     python recipes/evaluate.py --suite terminal --model_name_or_path outputs/tiny-grpo --update_model_card
+    python recipes/evaluate.py --suite terminal --terminal_split dev --model_name_or_path outputs/tiny-grpo
 
 ``--suite terminal`` plays every held-out terminal request as rusty-terminal would (greedy, constrained,
 copy bias; `rusty_hf.terminal_eval`), judges each action by executing it on a fresh copy of the
 request's fixture, and reports first-action and episode success per part and intent, as mean ±
 standard error, to ``<model>/terminal_eval.json`` (``--compare_to`` an earlier terminal report gives
-the paired difference).
+the paired difference). ``--terminal_split dev`` plays the development split instead (training phrasings
+on fixtures no training row uses), where decoding settings are tuned without touching the held-out one;
+its report goes to ``<model>/terminal_dev_eval.json`` and never into the card.
 
 Samples n completions per held-out task with the chat template, runs each against the task's tests in
 the sandbox (rustc for Rust; without rustc, Rust is skipped with the reason), and computes the numbers
@@ -60,6 +63,11 @@ class EvalArguments:
         default="outputs/terminal_fixtures", metadata={"help": "--suite terminal: where the fixture repositories are built."}
     )
     copy_bias: bool = field(default=True, metadata={"help": "--suite terminal: decode with the copy bias, as rusty-terminal does."})
+    terminal_split: str = field(
+        default="heldout",
+        metadata={"help": "--suite terminal: heldout (the reported split) or dev (training phrasings on unused fixtures: "
+                  "tune decoding there; report in <model>/terminal_dev_eval.json, never in the card)."},
+    )
     tokenizer_name_or_path: str | None = field(default=None, metadata={"help": "Tokenizer; default: the model's."})
     num_samples: int = field(default=4, metadata={"help": "Completions sampled per task (n of pass@k)."})
     k: list[int] = field(default_factory=lambda: [1], metadata={"help": "k values of pass@k; each <= num_samples."})
@@ -102,12 +110,19 @@ class EvalArguments:
             raise ValueError("--push_to_hub needs --hub_model_id <namespace/name>")
         if self.suite not in ("tasks", "terminal"):
             raise ValueError(f"suite must be 'tasks' or 'terminal', got {self.suite!r}")
+        if self.terminal_split not in ("heldout", "dev"):
+            raise ValueError(f"terminal_split must be 'heldout' or 'dev', got {self.terminal_split!r}")
+        if self.terminal_split == "dev" and (self.update_model_card or self.push_to_hub):
+            raise ValueError("--terminal_split dev is for tuning: the model card reports the held-out split only; "
+                             "drop --update_model_card / --push_to_hub")
         if self.split not in ("train", "test"):
             raise ValueError(f"split must be 'train' or 'test', got {self.split!r}")
 
 
 def default_output_file(args: EvalArguments) -> Path:
-    name = "terminal_eval.json" if args.suite == "terminal" else "eval_results.json"
+    name = "eval_results.json"
+    if args.suite == "terminal":
+        name = "terminal_dev_eval.json" if args.terminal_split == "dev" else "terminal_eval.json"
     folder = Path(args.model_name_or_path)
     return folder / name if folder.is_dir() else Path(name)
 
@@ -161,7 +176,7 @@ def main(args: EvalArguments) -> dict:
 
 def terminal_report(args: EvalArguments, model, tokenizer, baseline: dict | None) -> dict:
     report = evaluate_terminal(model, tokenizer, args.terminal_cache_dir, seed=args.seed, copy=args.copy_bias,
-                               batch_size=args.batch_size * 4)  # fmt: skip
+                               batch_size=args.batch_size * 4, split=args.terminal_split)  # fmt: skip
     report["settings"] |= {"model": args.model_name_or_path}
     print(format_terminal_table(report))
     if baseline is not None:

@@ -29,7 +29,7 @@ from transformers import LogitsProcessorList, PreTrainedModel, PreTrainedTokeniz
 
 from rusty_hf.agent.tool_calling import enable_tool_calling
 from rusty_hf.data.terminal.checks import Verdict, judge, observe
-from rusty_hf.data.terminal.dataset import PARTS, Request, heldout_requests
+from rusty_hf.data.terminal.dataset import PARTS, Request, dev_requests, heldout_requests
 from rusty_hf.data.terminal.fixtures import materialize, workspace_paths
 from rusty_hf.evaluation import mean_and_stderr
 from rusty_hf.protocol import Action, ProtocolError, ProtocolLogitsProcessor, parse_action
@@ -163,12 +163,13 @@ def summarize(records: list[dict]) -> dict:
         }
 
     trained = [r for r in records if r["part"] != "new_intents"]
+    parts = PARTS + (("dev",) if any(r["part"] == "dev" for r in records) else ())
     by_intent = defaultdict(list)
     for r in records:
         by_intent[r["intent"]].append(r)
     return {
         "overall": block(trained),
-        "parts": {part: block([r for r in records if r["part"] == part]) for part in PARTS},
+        "parts": {part: block([r for r in records if r["part"] == part]) for part in parts},
         "intents": {name: {"part": rows[0]["part"] if len({r["part"] for r in rows}) == 1 else "trained", **block(rows)}
                     for name, rows in sorted(by_intent.items())},
     }  # fmt: skip
@@ -177,13 +178,25 @@ def summarize(records: list[dict]) -> dict:
 def evaluate_terminal(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, cache_dir: str | Path, *,
                       seed: int = 0, per_intent: dict[str, int] | None = None, batch_size: int = 16,
                       max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS, constrained: bool = True,
-                      copy: bool = True) -> dict:  # fmt: skip
-    """The terminal suite: ``settings``, the summary (``overall``, ``parts``, ``intents``) and every ``sample``."""
-    requests = heldout_requests(seed=seed, per_intent=per_intent)
+                      copy: bool = True, split: str = "heldout", dev_per_intent: int = 6) -> dict:  # fmt: skip
+    """The terminal suite: ``settings``, the summary (``overall``, ``parts``, ``intents``) and every ``sample``.
+
+    ``split`` "dev" plays `dataset.dev_requests` instead (training phrasings and words on fixtures no
+    training row uses, ``dev_per_intent`` per trained intent, part "dev"): where decoding settings are
+    tuned, so the held-out split stays untouched until a result is reported.
+    """
+    if split not in ("heldout", "dev"):
+        raise ValueError(f"split must be 'heldout' or 'dev', got {split!r}")
+    if split == "dev":
+        requests = dev_requests(per_intent=dev_per_intent, seed=seed)
+        described = f"dev: training phrasings and words on unused fixtures, {dev_per_intent} per trained intent"
+    else:
+        requests = heldout_requests(seed=seed, per_intent=per_intent)
+        described = "held-out phrasings (seen and new values) + held-out intents"
     model.eval()
     records = run_episodes(model, tokenizer, requests, cache_dir, batch_size=batch_size,
                            max_new_tokens=max_new_tokens, constrained=constrained, copy=copy)  # fmt: skip
-    settings = {"suite": "terminal", "split": "held-out phrasings (seen and new values) + held-out intents",
+    settings = {"suite": "terminal", "split": described,
                 "requests": len(requests), "seed": seed, "decoding": "greedy", "temperature": 0.0,
                 "constrained": constrained, "copy_bias": copy and constrained, "max_new_tokens": max_new_tokens, "max_steps": MAX_STEPS}  # fmt: skip
     return {"settings": settings, **summarize(records), "samples": records}
@@ -197,6 +210,8 @@ def format_terminal_table(report: dict) -> str:
     """A Markdown table: one row per part, then overall."""
     lines = ["| part | first-action success | episode success | action type | protocol validity |", "|---|---|---|---|---|"]
     for name, block in [*report["parts"].items(), ("overall (trained intents)", report["overall"])]:
+        if not block["protocol_validity"]["n"]:  # a part this split does not have
+            continue
         lines.append(f"| {name} | {_cell(block['first_action_success'])} | {_cell(block['episode_success'])} | "
                      f"{_cell(block['action_type_accuracy'])} | {_cell(block['protocol_validity'])} |")  # fmt: skip
     return "\n".join(lines)

@@ -67,3 +67,29 @@ def test_the_comparison_is_paired_over_the_same_requests(monkeypatch, cache, tin
     before["samples"] = before["samples"][1:]
     with pytest.raises(ValueError, match="same requests"):
         terminal_eval.compare_terminal(before, after)
+
+
+def test_the_dev_split_is_played_apart_from_the_heldout_one(monkeypatch, cache, tiny_tokenizer):
+    from rusty_hf.data.terminal.dataset import dev_requests
+
+    by_text = {r.text: r for r in dev_requests(per_intent=1)}
+    monkeypatch.setattr(terminal_eval, "generate_replies", lambda model, tokenizer, conversations, **kw: [
+        json.dumps(by_text[next(m["content"] for m in c if m["role"] == "user")].case.actions[
+            min(sum(m["role"] == "assistant" for m in c), 1 if by_text[next(m["content"] for m in c if m["role"] == "user")].multi_turn else 0)])
+        for c in conversations])  # fmt: skip
+    report = terminal_eval.evaluate_terminal(torch.nn.Identity(), tiny_tokenizer, cache, split="dev", dev_per_intent=1)
+    assert report["settings"]["split"].startswith("dev") and {s["part"] for s in report["samples"]} == {"dev"}
+    assert report["parts"]["dev"]["first_action_success"]["mean"] == 1.0
+    heldout = {r.text for r in heldout_requests(seed=0)}
+    assert not heldout & {s["request"] for s in report["samples"]}
+    with pytest.raises(ValueError, match="split"):
+        terminal_eval.evaluate_terminal(torch.nn.Identity(), tiny_tokenizer, cache, split="test")
+
+
+def test_evaluate_refuses_to_put_dev_numbers_in_the_card():
+    from recipes.evaluate import EvalArguments, default_output_file
+
+    with pytest.raises(ValueError, match="held-out split only"):
+        EvalArguments(suite="terminal", terminal_split="dev", update_model_card=True)
+    args = EvalArguments(suite="terminal", terminal_split="dev", model_name_or_path="/nonexistent")
+    assert default_output_file(args).name == "terminal_dev_eval.json"
