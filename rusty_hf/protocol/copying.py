@@ -180,8 +180,9 @@ class CopyBias:
         self.all_tokens = sorted(self._all.values())
         self.closing_tokens = sorted(i for data, i in self._all.items() if data.startswith(b'"'))
         self.word_tokens = sorted(i for data, i in self._all.items() if _WORD.match(data))
-        self.phrase_word_tokens = sorted(set(self.word_tokens) | {i for data, i in self._all.items() if _SPACED_WORD.match(data)})
-        self.phrase_tokens = sorted(set(self.name_tokens) | {i for data, i in self._all.items() if _SPACED_WORD.match(data)})
+        spaced_words = {i for data, i in self._all.items() if _SPACED_WORD.match(data)}
+        self.phrase_word_tokens = sorted(spaced_words.union(self.word_tokens))
+        self.phrase_tokens = sorted(spaced_words.union(self.name_tokens))
 
     def _tokens_starting(self, continuation: bytes, table: dict[bytes, int] | None = None) -> list[int]:
         """Tokens whose bytes are a prefix of ``continuation`` (of ``table``: by default those with a letter
@@ -221,12 +222,17 @@ class CopyBias:
         """({token id: logit bonus}, the tokens a locked copy keeps or None) for the open string ``value``
         (raw bytes, JSON-escaped form). Locked: of the `name_tokens`, only those kept may follow.
         At a start, the names in ``quoted`` get ``quoted_bonus``."""
-        names = list(names)
+        return self._bias(value, list(names), quoted)[:2]
+
+    def _bias(self, value: bytes, names: list[bytes], quoted: frozenset[bytes]):
+        """`bonuses`, plus what `field_bonuses` picks its restriction by: the matches, the bytes copied,
+        and whether a quoted value just finished."""
         found, copied = self._matches(value, names)
         finished = [] if copied else [n for n in names if value.endswith(n) and _starts_a_name(value, len(value) - len(n))]
-        if finished:  # a copy just ended here (no longer name goes on from it): the word ends, then the model
-            if any(n in quoted for n in finished):  # picks; after a quoted value, with no bonus (its closing quote)
-                return {}, []
+        finished_quoted = any(n in quoted for n in finished)
+        if finished_quoted:  # a quoted value just ended: no bonus, its closing quote is the model's
+            return {}, [], found, copied, True
+        if finished:  # a copy just ended here (no longer name goes on from it): the word ends, a name may start
             found = [(name, c) for name, c in found if name not in quoted]
         out: dict[int, float] = {}
         for name, continuation in found:
@@ -234,10 +240,10 @@ class CopyBias:
             for token in self._tokens_starting(continuation):
                 out[token] = max(out.get(token, bonus), bonus)
         if finished:
-            return out, []
+            return out, [], found, copied, False
         if not (found and copied >= LOCK_AFTER):
-            return out, None
-        return out, sorted({t for _, c in found for t in self._tokens_starting(c, self._all)})
+            return out, None, found, copied, False
+        return out, sorted({t for _, c in found for t in self._tokens_starting(c, self._all)}), found, copied, False
 
     def field_bonuses(self, value: bytes, targets: EscapedTargets, field: str, written: bytes
                       ) -> tuple[dict[int, float], list[int] | None, list[int]]:  # fmt: skip
@@ -268,11 +274,9 @@ class CopyBias:
         if field == "message" and targets.lines:  # an output line is quoted text: copied whole, at quoted_bonus
             names += [line for line in targets.lines if not any(line in closed for closed in done)]
             quoted = quoted | frozenset(targets.lines)
-        out, kept = self.bonuses(value, names, quoted)
+        out, kept, found, copied, finished_quoted = self._bias(value, names, quoted)
         restrict = self.name_tokens
-        found, copied = self._matches(value, names)
         if kept == []:  # a copy just finished: the word ends; after a quoted value, the quote closes next
-            finished_quoted = any(value.endswith(n) for n in names if n in quoted)
             restrict = self.phrase_word_tokens if finished_quoted else self.word_tokens
         elif kept is not None:
             if any(b" " in c for _, c in found):

@@ -25,7 +25,6 @@ result, and a model never trained on a second turn after them makes one up ("1 l
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -100,12 +99,13 @@ def _fixture(kind: str, split: str, seed: int) -> Fixture:
     return python_fixture(pool) if kind == "python" else rust_fixture(pool)
 
 
-def _request(intent: Intent, split_values: str, split_phrasing: str, fixture_seed: int, rng: random.Random, part: str) -> Request:
+def _request(intent: Intent, split_values: str, split_phrasing: str, fixture_seed: int, rng: random.Random, part: str,
+             closing: bool = False) -> Request:  # fmt: skip
     fixture = _fixture(intent.fixture, split_values, fixture_seed)
     pool = ValuePool(split_values, rng=random.Random(rng.random()))
     case = intent.build(fixture, rng, pool)
     text = render(rng.choice(intent.templates(split_phrasing)), case.slots, rng)
-    return Request(intent.name, text, fixture, case, part)
+    return Request(intent.name, text, fixture, case, part, closing)
 
 
 def training_requests(n: int, seed: int = 0, intents: Iterable[str] | None = None, multi_turn_share: float = 0.2,
@@ -126,10 +126,7 @@ def training_requests(n: int, seed: int = 0, intents: Iterable[str] | None = Non
         # Rows that carry a command's real output stay on the anchors, whose runs are cached.
         anchored = intent.multi_turn or rng.random() < ANCHOR_SHARE or closing
         seed = rng.randrange(TRAIN_FIXTURES) if anchored else TRAIN_FIXTURES + rng.randrange(EXTRA_FIXTURES)
-        request = _request(intent, "train", "train", seed, rng, "train")
-        if closing and request.case.actions[0]["action"] != "MSG":
-            request = dataclasses.replace(request, closing=True)
-        out.append(request)
+        out.append(_request(intent, "train", "train", seed, rng, "train", closing))
     return out
 
 
