@@ -1,11 +1,12 @@
 """Does a compiled TinyRWKV training step survive a second compile in the same process?
 
-On an H100 and an H200 (torch 2.11.0+cu130), the first `torch.compile(model, fullgraph=True)` training
-step passes and any second one (a new model or a new sequence length, `dynamic=False` included) fails in
-backward: "CompiledFunctionBackward returned an invalid gradient at index 7 - got [512] but expected shape
-compatible with [1, 1, 512]". With the token-shift mixing weights (`time_mix_*`, shape (1, 1, C)) reshaped
-to (C,) before compiling, both pass (benchmarks/results/gpu_check_h100/compile_recompile_h200.txt). This
-script checks both layouts, one row per (layout, shape), so a fix can be judged on a GPU in a minute:
+On an H100 and an H200 (torch 2.11.0+cu130), with the token-shift mixing weights (`time_mix_*`) as
+(1, 1, C) parameters, the first `torch.compile(model, fullgraph=True)` training step passed and any second one
+(a new model or a new sequence length, `dynamic=False` included) failed in backward: "CompiledFunctionBackward
+returned an invalid gradient at index 7 - got [512] but expected shape compatible with [1, 1, 512]". As (C,)
+parameters both passed (benchmarks/results/gpu_check_h100/compile_recompile_h200.txt), so the model now holds
+them as (C,) (files keep (1, 1, C): `modeling_tiny_rwkv._MixLayout`). This script checks both layouts, one
+row per (layout, shape): the model as shipped, and with the weights put back to (1, 1, C) as the witness:
 
     python3 benchmarks/compile_recompile.py                          # CUDA, inductor, R2 width, 1 layer
     python3 benchmarks/compile_recompile.py --device cpu --backend aot_eager --width 32 --vocab 256 --seqlens 16 48
@@ -29,18 +30,19 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from rusty_hf.models.tiny_rwkv import TinyRWKVConfig, TinyRWKVForCausalLM  # noqa: E402
+from rusty_hf.models.tiny_rwkv.modeling_tiny_rwkv import MIX_WEIGHTS  # noqa: E402
 
 
-def flatten_time_mix(model: nn.Module) -> None:
-    """The (1, 1, C) mixing weights as (C,) parameters: the layout that passed on the H200."""
+def unflatten_time_mix(model: nn.Module) -> None:
+    """The mixing weights as (1, 1, C) parameters: the layout that failed on the H100 and the H200."""
     for module in model.modules():
-        for name in ("time_mix_k", "time_mix_v", "time_mix_r"):
+        for name in MIX_WEIGHTS:
             if isinstance(getattr(module, name, None), nn.Parameter):
-                setattr(module, name, nn.Parameter(getattr(module, name).detach().reshape(-1).clone()))
+                setattr(module, name, nn.Parameter(getattr(module, name).detach().reshape(1, 1, -1).clone()))
 
 
-SHIPPED = "time_mix (1, 1, C), as shipped"
-LAYOUTS = {SHIPPED: None, "time_mix (C,)": flatten_time_mix}  # layout -> what is done to a fresh model first
+SHIPPED = "time_mix (C,), as shipped"
+LAYOUTS = {SHIPPED: None, "time_mix (1, 1, C), before": unflatten_time_mix}  # layout -> what is done to a fresh model
 
 
 def step(layout: str, batch: int, seqlen: int, args: argparse.Namespace) -> dict:

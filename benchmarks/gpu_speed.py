@@ -20,7 +20,7 @@ GPT-2 and HF RWKV 512 wide, 4 layers; random init, nothing from the Hub) and mea
   ours' parallel forward and token-by-token decoding with the carried state, and between greedy
   generation with and without decode graphs (left-padded batch; the tokens must match too).
 - recipe: the r2 SFT recipe itself (`recipes/sft.py --config recipes/r2/sft.yaml`, fresh R2 model, its
-  batch 8 x 8 accumulation at 1024 tokens) for a dozen optimizer steps in a subprocess, and its tokens/s
+  64 rows a step of up to 1024 tokens) for a dozen optimizer steps in a subprocess, and its tokens/s
   after warm-up (`train_tokens_per_second_after_warmup` of `train_results.json`: TRL's `num_tokens` from the
   first log after step 2 to the last, so start-up and kernel compilation are left out; the whole-run rate
   is kept too). It needs a tokenizer: `--tokenizer` (default `outputs/tokenizer`), else one is built first

@@ -20,7 +20,6 @@ Usage (``recipes/evaluate.py`` wraps this with argument parsing and the model ca
 
 from __future__ import annotations
 
-import ast
 import logging
 import math
 from collections.abc import Callable, Sequence
@@ -35,7 +34,7 @@ from rusty_hf.data.tasks import load_tasks
 from rusty_hf.inference.loading import resolve_device
 from rusty_hf.metrics import load_metric
 from rusty_hf.protocol import ProtocolError, parse_action
-from rusty_hf.rewards.execution import default_workers, run_python_tests
+from rusty_hf.rewards.execution import default_workers, parse_untrusted, run_python_tests
 from rusty_hf.rewards.extract import extract_code
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT, generation_eos_ids
 
@@ -94,9 +93,7 @@ def generate_samples(
 
 
 def _score_python(code: str, tests: str, timeout: float) -> SampleScore:
-    try:  # parsing never executes the code; prose that fell through extraction costs no sandbox run
-        ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    if parse_untrusted(code) is None:  # parsing never runs it; prose that fell through extraction costs no sandbox run
         return SampleScore(0.0, False, "syntax_error")
     outcome = run_python_tests(code, tests, timeout=timeout)
     return SampleScore(outcome.fraction, outcome.status == "ok" and outcome.passed == outcome.total, outcome.status, True)

@@ -76,6 +76,14 @@ def test_bare_word_gets_no_parse_credit():
     assert execution_reward(["Sure"], [TESTS]) == [0.0]
 
 
+def test_the_parsers_warnings_about_model_code_stay_out_of_the_log(recwarn):
+    # an invalid escape parses with a warning (printed once per source in a training log)
+    code = 'def add(a, b):\n    return a + b  # "\\ "\n\n\ndef f():\n    return "\\ "\n'
+    assert execution_reward([fenced(code)], [TESTS]) == [pytest.approx(1.0)]
+    assert execution.parse_untrusted(code) is not None and execution.parse_untrusted("def (") is None
+    assert not [w for w in recwarn if "escape sequence" in str(w.message)]  # SyntaxWarning (3.12), DeprecationWarning (3.11)
+
+
 def test_weights_are_configurable():
     reward = get_execution_reward(parse_weight=0.0, pass_weight=2.0)
     assert reward([fenced(HALF_RIGHT), fenced(WRONG)], [TESTS, TESTS]) == [pytest.approx(1.0), 0.0]

@@ -203,6 +203,31 @@ def test_saved_weights_are_safetensors(tmp_path):
     assert (tmp_path / "model.safetensors").is_file() and not (tmp_path / "pytorch_model.bin").exists()
 
 
+def test_mixing_weights_are_c_in_memory_and_1_1_c_in_files_either_file_layout_loads(tmp_path):
+    from safetensors.torch import load_file, save_file
+
+    model = randomise_zero_init(TinyRWKVForCausalLM(tiny_config())).eval()
+    mix = {n: p for n, p in model.named_parameters() if ".time_mix_" in n}
+    assert len(mix) == 5 * model.config.n_layers and {p.dim() for p in mix.values()} == {1}
+    model.save_pretrained(tmp_path / "saved")
+    weights = load_file(tmp_path / "saved" / "model.safetensors")
+    assert {tuple(weights[n].shape) for n in mix} == {(1, 1, model.config.d_hidden)}  # RWKV-4's file layout
+    (tmp_path / "flat").mkdir()
+    (tmp_path / "flat" / "config.json").write_text((tmp_path / "saved" / "config.json").read_text())
+    save_file({n: t.reshape(-1) if n in mix else t for n, t in weights.items()}, tmp_path / "flat" / "model.safetensors")
+    ids = torch.randint(2, 99, (2, 7))
+    with torch.no_grad():
+        want = model(ids).logits
+        for folder in ("saved", "flat"):
+            loaded = TinyRWKVForCausalLM.from_pretrained(tmp_path / folder).eval()
+            assert {tuple(loaded.get_parameter(n).shape) for n in mix} == {(model.config.d_hidden,)}
+            torch.testing.assert_close(loaded(ids).logits, want, rtol=0, atol=0)
+        # a Trainer resuming a checkpoint loads the file with torch's load_state_dict
+        resumed = TinyRWKVForCausalLM(tiny_config()).eval()
+        assert not resumed.load_state_dict(weights, strict=False).missing_keys
+        torch.testing.assert_close(resumed(ids).logits, want, rtol=0, atol=0)
+
+
 def test_state_of_the_wrong_batch_size_is_rejected(tiny_model):
     state = tiny_model(torch.randint(2, 99, (2, 4)), use_cache=True).state
     with pytest.raises(ValueError, match="batch size"):

@@ -10,7 +10,12 @@ import pytest
 from transformers import Trainer, TrainingArguments
 from transformers.training_args import OptimizerNames
 
-from rusty_hf.training.sharding import fit_optimizer_to_fsdp, prepare_sharded_run, save_full_weights
+from rusty_hf.training.sharding import (
+    fit_optimizer_to_fsdp,
+    fit_optimizer_to_installed,
+    prepare_sharded_run,
+    save_full_weights,
+)
 
 
 def fake_trainer(tmp_path, sharded: bool = True, optim: str = "adamw_bnb_8bit", **attrs) -> SimpleNamespace:
@@ -44,6 +49,21 @@ def test_other_optimizers_unsharded_runs_and_built_optimizers_are_left_alone(tmp
     before = trainer.args.optim
     assert fit_optimizer_to_fsdp(trainer) is None
     assert trainer.args.optim == before
+
+
+def test_without_bitsandbytes_its_optimizer_becomes_fused_adamw_with_one_line_naming_the_fix(tmp_path, caplog, monkeypatch):
+    import transformers.trainer_optimizer
+
+    trainer = fake_trainer(tmp_path, sharded=False)
+    assert fit_optimizer_to_installed(trainer) is None  # installed here: left alone
+    monkeypatch.setattr(transformers.trainer_optimizer, "is_bitsandbytes_available", lambda *a, **k: False)
+    with pytest.raises(ImportError, match="bitsandbytes"):  # what an offline GPU image without it met
+        Trainer.get_optimizer_cls_and_kwargs(trainer.args, None)
+    with caplog.at_level(logging.WARNING, logger="rusty_hf.training.sharding"):
+        prepare_sharded_run(trainer)
+    assert trainer.args.optim == OptimizerNames.ADAMW_TORCH_FUSED and len(caplog.records) == 1
+    assert "not installed" in caplog.text and "pip install bitsandbytes" in caplog.text
+    assert fit_optimizer_to_installed(fake_trainer(tmp_path, optim="adamw_torch")) is None
 
 
 def test_an_fsdp_launch_that_would_not_shard_is_refused_naming_the_cpu_config(tmp_path, monkeypatch):

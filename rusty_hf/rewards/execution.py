@@ -56,6 +56,7 @@ import logging
 import marshal
 import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -147,14 +148,24 @@ def run_python_tests(code: str, tests: str, *, timeout: float = 10.0, limits: Li
     return _outcome(result.session_result, conversation.get("remote"), result)
 
 
+def parse_untrusted(code: str) -> ast.Module | None:
+    """``code`` parsed on the host (never run), or None when it does not parse. The parser's own warnings
+    (``SyntaxWarning: invalid escape sequence``) are a model's text: they stay out of the training log."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 def _defines_something(code: str) -> bool:
     """True when ``code`` parses and defines at least one function or class at top level.
 
     Requiring a definition keeps a one-word answer ("Sure") from collecting the parse credit.
     """
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parse_untrusted(code)
+    if tree is None:
         return False
     return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for node in tree.body)
 

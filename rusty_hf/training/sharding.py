@@ -1,10 +1,10 @@
 """What a recipe adjusts when accelerate shards the model with FSDP2 (recipes/accelerate_configs/fsdp.yaml).
 
     from rusty_hf.training.sharding import prepare_sharded_run, save_full_weights
-    prepare_sharded_run(trainer)   # before trainer.train(): checks the launch, fits the optimizer
+    prepare_sharded_run(trainer)   # before trainer.train(): checks the launch, fits the optimizer (FSDP, no bnb)
     save_full_weights(trainer)     # before the final trainer.save_model(): one from_pretrained folder
 
-Both are no-ops without FSDP. accelerate does the sharding (`fsdp2_prepare_model`): every TinyRWKVBlock
+Without FSDP, `prepare_sharded_run` only swaps a bitsandbytes `optim` that is not installed, and the save is a no-op. accelerate does the sharding (`fsdp2_prepare_model`): every TinyRWKVBlock
 is a unit; accelerate 1.15 also makes the embedding one and `ln_out` + `lm_head` one (older releases leave
 both in the root unit); the root unit holds the rest, PPO's value head among it. TRL's fused LM head reads
 `lm_head.weight` without calling `lm_head`, after the backbone has run: `ln_out`'s forward has gathered
@@ -17,6 +17,9 @@ both against one process and DDP. What is left to the recipes:
   A bitsandbytes `optim` (r2/sft.yaml's adamw_bnb_8bit) becomes `adamw_torch_fused` (transformers'
   default AdamW) with one logged line. 8-bit states would save 6 of AdamW's 8 bytes a parameter; FSDP2
   already divides all 8 by the number of GPUs.
+- Without bitsandbytes (an offline GPU node whose image lacks it, as the lent H100/H200 images do), the
+  same `optim` would stop the run when the optimizer is built ("You need to install `bitsandbytes`"):
+  it becomes `adamw_torch_fused` too, with one logged line naming the fix.
 - Checkpoints during training stay sharded (`fsdp_state_dict_type: SHARDED_STATE_DICT`: each process
   writes its shard, resume reads them back); Trainer's final `save_model` writes no weights in that mode,
   so the final save gathers the full state dict (accelerate's `set_state_dict_type("FULL_STATE_DICT")`,
@@ -51,6 +54,7 @@ def prepare_sharded_run(trainer: Trainer) -> None:
         )
     if is_sharded(trainer):
         fit_optimizer_to_fsdp(trainer)
+    fit_optimizer_to_installed(trainer)
 
 
 def _builds_bitsandbytes_optimizer(trainer: Trainer) -> bool:
@@ -62,6 +66,36 @@ def _builds_bitsandbytes_optimizer(trainer: Trainer) -> bool:
     return getattr(optimizer_cls, "__module__", "").startswith("bitsandbytes")
 
 
+def _needs_missing_bitsandbytes(trainer: Trainer) -> bool:
+    try:
+        trainer.get_optimizer_cls_and_kwargs(trainer.args, trainer.model)
+    except ImportError as err:  # transformers' own check names the package
+        return "bitsandbytes" in str(err)
+    except ValueError:
+        return False
+    return False
+
+
+def _fall_back_to_torch_adamw(trainer: Trainer, why: str, fix: str) -> str:
+    args = trainer.args
+    chosen = args.optim.value if isinstance(args.optim, OptimizerNames) else str(args.optim)
+    fallback = OptimizerNames.ADAMW_TORCH_FUSED  # transformers' own default; takes DTensors on GPUs and CPUs
+    if trainer.is_world_process_zero():
+        logger.warning("optim %s is a bitsandbytes optimizer, %s; training with %s instead (%s).",
+                       chosen, why, fallback.value, fix.format(fallback=fallback.value))
+    args.optim = fallback
+    return fallback.value
+
+
+def fit_optimizer_to_installed(trainer: Trainer) -> str | None:
+    """Replace a bitsandbytes `optim` with torch's fused AdamW when bitsandbytes is not installed, and log one
+    line. Returns the new optimizer name, or None when nothing changed. Must run before the optimizer is built."""
+    if trainer.optimizer is not None or not _needs_missing_bitsandbytes(trainer):
+        return None
+    return _fall_back_to_torch_adamw(trainer, "and bitsandbytes is not installed here",
+                                     "`pip install bitsandbytes` for 8-bit states, or set optim: {fallback}")
+
+
 def fit_optimizer_to_fsdp(trainer: Trainer) -> str | None:
     """Under FSDP, replace a bitsandbytes `optim` with torch's fused AdamW and log one line.
 
@@ -69,16 +103,8 @@ def fit_optimizer_to_fsdp(trainer: Trainer) -> str | None:
     (`Trainer.train` builds it after sharding the model)."""
     if not is_sharded(trainer) or trainer.optimizer is not None or not _builds_bitsandbytes_optimizer(trainer):
         return None
-    args = trainer.args
-    chosen = args.optim.value if isinstance(args.optim, OptimizerNames) else str(args.optim)
-    fallback = OptimizerNames.ADAMW_TORCH_FUSED  # transformers' own default; takes DTensors on GPUs and CPUs
-    if trainer.is_world_process_zero():
-        logger.warning(
-            "optim %s is a bitsandbytes optimizer, which cannot update FSDP2's sharded parameters; training with "
-            "%s instead (set optim: %s in the recipe to silence this).", chosen, fallback.value, fallback.value
-        )
-    args.optim = fallback
-    return fallback.value
+    return _fall_back_to_torch_adamw(trainer, "which cannot update FSDP2's sharded parameters",
+                                     "set optim: {fallback} in the recipe to silence this")
 
 
 def save_full_weights(trainer: Trainer) -> None:
@@ -90,4 +116,4 @@ def save_full_weights(trainer: Trainer) -> None:
         plugin.set_state_dict_type("FULL_STATE_DICT")
 
 
-__all__ = ["fit_optimizer_to_fsdp", "is_sharded", "prepare_sharded_run", "save_full_weights"]
+__all__ = ["fit_optimizer_to_fsdp", "fit_optimizer_to_installed", "is_sharded", "prepare_sharded_run", "save_full_weights"]

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 from transformers import GenerationMixin, PreTrainedModel
+from transformers.conversion_mapping import register_checkpoint_conversion_mapping
+from transformers.core_model_loading import ConversionOps, WeightConverter
 from transformers.loss.loss_utils import ForCausalLMLoss
 from transformers.modeling_layers import GradientCheckpointingLayer
 from transformers.utils import ModelOutput
@@ -131,7 +133,52 @@ def _transposed_halves(weight: torch.Tensor) -> torch.Tensor:
     return weight.view(halves, -1, weight.shape[1]).transpose(1, 2).contiguous()
 
 
-class TinyRWKVTimeMix(nn.Module):
+MIX_WEIGHTS = ("time_mix_k", "time_mix_v", "time_mix_r")  # the token-shift mixing weights, (d_hidden,) each
+
+
+class _MixLayout(ConversionOps):
+    """The mixing weights' file layout, (1, 1, C) as RWKV-4 checkpoints store them, to (C,) and back.
+
+    In memory they are (C,): with (1, 1, C) parameters, any second `torch.compile` of a training step in one
+    process fails in backward on torch 2.11 with CUDA ("invalid gradient ... got [512] but expected shape
+    compatible with [1, 1, 512]"; benchmarks/compile_recompile.py). Files keep (1, 1, C), so checkpoints
+    saved before and after load alike: `from_pretrained` reshapes to (C,), `save_pretrained` back."""
+
+    def __init__(self, shape: tuple[int, ...]):
+        self.shape = shape
+
+    @torch.no_grad()
+    def convert(self, input_dict, source_patterns, target_patterns, **kwargs):
+        tensors = next(iter(input_dict.values()))
+        tensor = tensors[0] if isinstance(tensors, list) else tensors
+        return {target_patterns[0]: tensor.reshape(self.shape)}
+
+    @property
+    def reverse_op(self) -> ConversionOps:
+        return _MixLayout((-1,) if self.shape != (-1,) else (1, 1, -1))
+
+
+def _register_mix_layout() -> None:
+    converters = [WeightConverter(name, name, [_MixLayout((-1,))]) for name in MIX_WEIGHTS]
+    register_checkpoint_conversion_mapping(TinyRWKVConfig.model_type, converters, overwrite=True)
+
+
+_register_mix_layout()
+
+
+class _FlatMixWeights(nn.Module):
+    """`load_state_dict` of a (1, 1, C) mixing weight into the (C,) parameter (a Trainer resuming from a
+    checkpoint loads with torch's `load_state_dict`, not through `from_pretrained`'s conversion)."""
+
+    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
+        for name in MIX_WEIGHTS:
+            value = state_dict.get(prefix + name)
+            if value is not None and value.dim() == 3:
+                state_dict[prefix + name] = value.reshape(-1)
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
+
+
+class TinyRWKVTimeMix(_FlatMixWeights):
     """RWKV-4 time-mix: token-shift mixing, then `W_o(sigmoid(r) * WKV(w, u, k, v))`."""
 
     def __init__(self, config: TinyRWKVConfig, layer_id: int):
@@ -140,9 +187,9 @@ class TinyRWKVTimeMix(nn.Module):
         C = config.d_hidden
         self.time_decay = nn.Parameter(torch.zeros(C))  # w = -exp(time_decay)
         self.time_first = nn.Parameter(torch.zeros(C))  # u, the bonus of the current token
-        self.time_mix_k = nn.Parameter(torch.zeros(1, 1, C))
-        self.time_mix_v = nn.Parameter(torch.zeros(1, 1, C))
-        self.time_mix_r = nn.Parameter(torch.zeros(1, 1, C))
+        self.time_mix_k = nn.Parameter(torch.zeros(C))
+        self.time_mix_v = nn.Parameter(torch.zeros(C))
+        self.time_mix_r = nn.Parameter(torch.zeros(C))
         self.key = nn.Linear(C, C, bias=False)
         self.value = nn.Linear(C, C, bias=False)
         self.receptance = nn.Linear(C, C, bias=False)
@@ -160,15 +207,15 @@ class TinyRWKVTimeMix(nn.Module):
         return out, new_shift, new_wkv_state
 
 
-class TinyRWKVChannelMix(nn.Module):
+class TinyRWKVChannelMix(_FlatMixWeights):
     """RWKV-4 channel-mix: `sigmoid(W_r xr) * W_v relu(W_k xk)^2`."""
 
     def __init__(self, config: TinyRWKVConfig, layer_id: int):
         super().__init__()
         self.layer_id = layer_id
         C = config.d_hidden
-        self.time_mix_k = nn.Parameter(torch.zeros(1, 1, C))
-        self.time_mix_r = nn.Parameter(torch.zeros(1, 1, C))
+        self.time_mix_k = nn.Parameter(torch.zeros(C))
+        self.time_mix_r = nn.Parameter(torch.zeros(C))
         self.key = nn.Linear(C, config.d_ffn, bias=False)
         self.receptance = nn.Linear(C, C, bias=False)
         self.value = nn.Linear(config.d_ffn, C, bias=False)
@@ -269,7 +316,7 @@ class TinyRWKVPreTrainedModel(PreTrainedModel):
             depth = lid / max(L - 1, 1)  # 0 at the bottom, 1 at the top
             shallow = 1.0 - lid / L  # 1 at the bottom, ~0 at the top
             h = torch.arange(C, dtype=torch.float32)
-            ramp = (h / C).view(1, 1, C)
+            ramp = h / C
             _copy(module.time_decay, -5 + 8 * (h / max(C - 1, 1)) ** (0.7 + 1.3 * depth))
             zigzag = ((h + 1) % 3 - 1) * 0.5
             _copy(module.time_first, math.log(0.3) + zigzag)
@@ -277,7 +324,7 @@ class TinyRWKVPreTrainedModel(PreTrainedModel):
             _copy(module.time_mix_v, ramp**shallow + 0.3 * depth)
             _copy(module.time_mix_r, ramp ** (0.5 * shallow))
         elif isinstance(module, TinyRWKVChannelMix):
-            ramp = (torch.arange(cfg.d_hidden, dtype=torch.float32) / cfg.d_hidden).view(1, 1, -1)
+            ramp = torch.arange(cfg.d_hidden, dtype=torch.float32) / cfg.d_hidden
             shallow = 1.0 - module.layer_id / cfg.n_layers
             _copy(module.time_mix_k, ramp**shallow)
             _copy(module.time_mix_r, ramp**shallow)
