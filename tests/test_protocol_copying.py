@@ -163,11 +163,42 @@ def test_a_quote_inside_a_word_opens_nothing():
 def test_a_quoted_value_starts_with_the_larger_bonus(slot_table):
     bias = CopyBias(slot_table.token_bytes, start_bonus=6.0, quoted_bonus=9.0)
     targets = copy_targets([EDIT_REQUEST]).escaped()
-    bonuses, kept, _ = bias.field_bonuses(b"echo '", targets, "command", written=b"")
+    bonuses, kept, _ = bias.field_bonuses(b"echo ", targets, "command", written=b"")
     by_text = {slot_table.token_bytes[i]: b for i, b in bonuses.items()}
     assert kept is None
     assert {b for t, b in by_text.items() if b"tame lily set".startswith(t)} == {9.0}
     assert {b for t, b in by_text.items() if b"plum_dam.txt".startswith(t)} == {6.0}
+
+
+def test_a_quote_that_opens_an_argument_starts_an_unused_quoted_value_and_copies_it_whole(slot_table):
+    bias = CopyBias(slot_table.token_bytes)
+    targets = copy_targets(["notes.txt needs one more line: 'fast oyster ready'"]).escaped()
+    for command in (b"echo '", b'grep -rn \\"'):
+        bonuses, kept, restrict = bias.field_bonuses(command, targets, "command", written=b"")
+        allowed = _allowed(kept, restrict, slot_table)
+        assert allowed and all(b"fast oyster ready".startswith(t) for t in allowed), command
+        assert {bonuses[i] for i in kept} == {bias.quoted_bonus}
+    # "f" starts both: the copy goes on ("fuzzy fast oyster ready" was written so)
+    _, kept, restrict = bias.field_bonuses(b"echo 'f", targets, "command", written=b"")
+    assert all(b"ast oyster ready".startswith(t) for t in _allowed(kept, restrict, slot_table))
+    # not sed's script, not once the value is used, not a closed quote
+    for command in (b"sed -i '", b"echo 'fast oyster ready' >> '", b"echo 'x' "):
+        _, kept, _ = bias.field_bonuses(command, targets, "command", written=b"")
+        assert kept is None, command
+
+
+def test_the_content_of_a_new_text_file_starts_with_the_quoted_text(slot_table):
+    bias = CopyBias(slot_table.token_bytes)
+    request = [EDIT_REQUEST]
+    written = b'{"action": "EDIT", "path": "plum_dam.txt", "content": "'
+    _, kept, restrict = bias.field_bonuses(b"", copy_targets(request).escaped(), "content", written=written)
+    allowed = _allowed(kept, restrict, slot_table)
+    assert allowed and all(b"tame lily set".startswith(t) for t in allowed)
+    # Python code, or a file the workspace has (its content goes first): the model's
+    code = written.replace(b"plum_dam.txt", b"plum_dam.py")
+    assert bias.field_bonuses(b"", copy_targets(request).escaped(), "content", written=code)[1] is None
+    existing = copy_targets(request, workspace_names=["plum_dam.txt"]).escaped()
+    assert bias.field_bonuses(b"", existing, "content", written=written)[1] is None
 
 
 def test_an_edit_path_is_one_of_the_request_names_from_first_byte_to_closing_quote(slot_table):

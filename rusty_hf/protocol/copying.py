@@ -40,6 +40,11 @@ Stricter locks where a half copy is never meant:
   name whose copied part holds a ``/``, ``_`` or ``.`` to its end ("flag/customer_patch" is no file;
   "cat" may still stop short of "catalog.py").
 
+- a quote that opens a command's argument (after a space; not sed's script) starts one of the request's
+  quoted values the action has not used, locked until it is whole; so does the content of an EDIT that
+  creates a file other than Python code. The model otherwise writes a word it remembers first and copies
+  after it (``echo 'fuzzy fast oyster ready'`` for "fast oyster ready"; ``f`` starts both).
+
 A value the user quoted gets ``quoted_bonus`` (above ``start_bonus``) where a copy starts: quoting is the
 user saying "this exact text" (``echo '`` + ``heavy hook ok``, not a word the model remembers). In a MSG,
 the lines the commands since printed count as quoted too (:func:`output_lines`): "It prints: " + the line
@@ -81,6 +86,7 @@ _SPACED_WORD = re.compile(rb" [A-Za-z0-9_]")
 # A closed string of the action so far: '"path": "a.txt"' -> a.txt (JSON-escaped, as the names are)
 _WORD_TEXT = re.compile(r"[A-Za-z0-9]")
 _CLOSED = re.compile(rb'"(?:command|path|content|message)"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_PATH = re.compile(rb'"path"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
 def escape_for_json_string(text: str) -> bytes:
@@ -119,13 +125,14 @@ class CopyTargets:
     names: tuple[str, ...]
     quoted: frozenset[str] = frozenset()
     lines: tuple[str, ...] = ()
+    paths: frozenset[str] = frozenset()  # the workspace's files and folders
 
     def escaped(self) -> "EscapedTargets":
         """The same in the JSON-escaped byte form an open string is in (what `CopyBias` matches)."""
         names = tuple(escape_for_json_string(n) for n in self.names)
         quoted = frozenset(escape_for_json_string(n) for n in self.quoted)
         lines = tuple(escape_for_json_string(line) for line in self.lines if line not in self.names)
-        return EscapedTargets(names, quoted, lines)
+        return EscapedTargets(names, quoted, lines, frozenset(escape_for_json_string(p) for p in self.paths))
 
 
 @dataclass(frozen=True)
@@ -133,6 +140,7 @@ class EscapedTargets:
     names: tuple[bytes, ...]
     quoted: frozenset[bytes]
     lines: tuple[bytes, ...] = ()
+    paths: frozenset[bytes] = frozenset()
 
 
 def output_lines(text: str) -> list[str]:
@@ -151,11 +159,11 @@ def output_lines(text: str) -> list[str]:
 def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = ()) -> CopyTargets:
     """`copy_candidates`, which of them the user quoted, and the output lines of the commands since
     (``sources[1:]``)."""
-    sources = list(sources)
+    sources, workspace_names = list(sources), list(workspace_names)
     names = copy_candidates(sources, workspace_names)
     quoted = {next(g for g in m.groups() if g is not None) for text in sources for m in _QUOTED.finditer(text)}
     lines = dict.fromkeys(line for text in sources[1:] for line in output_lines(text))
-    return CopyTargets(tuple(names), frozenset(quoted), tuple(lines))
+    return CopyTargets(tuple(names), frozenset(quoted), tuple(lines), frozenset(workspace_names))
 
 
 class CopyBias:
@@ -275,6 +283,15 @@ class CopyBias:
             names += [line for line in targets.lines if not any(line in closed for closed in done)]
             quoted = quoted | frozenset(targets.lines)
         out, kept, found, copied, finished_quoted = self._bias(value, names, quoted)
+        argument = _open_argument(value) if field == "command" else value if _new_file_content(field, written, targets) else None
+        if argument is not None:  # the user's quoted text goes here: one of the unused values, whole
+            ends = [n[len(argument):] for n in names if n in quoted and n not in value and n.startswith(argument)]
+            ends = [end for end in ends if end]
+            if ends:
+                for end in ends:
+                    for token in self._tokens_starting(end):
+                        out[token] = max(out.get(token, 0.0), self.quoted_bonus)
+                return out, sorted({t for end in ends for t in self._tokens_starting(end, self._all)}), self.all_tokens
         restrict = self.name_tokens
         if kept == []:  # a copy just finished: the word ends; after a quoted value, the quote closes next
             restrict = self.phrase_word_tokens if finished_quoted else self.word_tokens
@@ -284,6 +301,25 @@ class CopyBias:
             if _PATH_PART.search(value[-copied:]):  # a path half copied ("flag/customer_patch") is finished
                 restrict = self.all_tokens
         return out, kept, restrict
+
+
+def _open_argument(command: bytes) -> bytes | None:
+    """What a command (JSON-escaped) holds after a quote that opens an argument, or None: the quote follows a
+    space and is not closed yet, and the command is not sed (``sed -i 's/old/new/'``: its script is no value)."""
+    if command.lstrip().startswith(b"sed "):
+        return None
+    for quote in (b"'", b'\\"'):
+        at = command.rfind(b" " + quote)
+        if at >= 0 and command.count(quote) % 2 == 1:
+            return command[at + 1 + len(quote) :]
+    return None
+
+
+def _new_file_content(field: str, written: bytes, targets: "EscapedTargets") -> bool:
+    """Whether ``field`` is the content of an EDIT that creates a file other than Python code (the path
+    it closed is no file of the workspace and does not end in .py): a text the user quoted is that content."""
+    path = _PATH.search(written) if field == "content" else None
+    return path is not None and not path.group(1).endswith(b".py") and path.group(1) not in targets.paths
 
 
 def _starts_a_name(value: bytes, at: int) -> bool:
