@@ -6,7 +6,14 @@ import pytest
 import torch
 
 from rusty_hf.protocol import ProtocolLogitsProcessor
-from rusty_hf.protocol.copying import CopyBias, copy_candidates, copy_sources, copy_targets, escape_for_json_string
+from rusty_hf.protocol.copying import (
+    CopyBias,
+    copy_candidates,
+    copy_sources,
+    copy_targets,
+    escape_for_json_string,
+    output_lines,
+)
 from rusty_hf.protocol.vocabulary import token_table
 
 REQUEST = "how many lines in harbor_notes.txt?"
@@ -201,6 +208,22 @@ def test_the_content_of_a_new_text_file_starts_with_the_quoted_text(slot_table):
     assert bias.field_bonuses(b"", existing, "content", written=written)[1] is None
 
 
+def test_a_copy_locks_at_its_first_byte_in_a_command_and_at_its_third_in_a_message(slot_table):
+    bias = CopyBias(slot_table.token_bytes)
+    targets = copy_targets(["cat flag/customer_patch.py"]).escaped()
+    _, kept, restrict = bias.field_bonuses(b"wc -l f", targets, "command", written=b"")
+    allowed = _allowed(kept, restrict, slot_table)
+    assert allowed and all(b"lag/customer_patch.py".startswith(t) for t in allowed if t[:1].isalnum())
+    assert bias.field_bonuses(b"It is f", targets, "message", written=b"")[1] is None  # "f" of "fine" stays free
+    assert bias.field_bonuses(b"It is fla", targets, "message", written=b"")[1] is not None
+
+
+def test_an_output_line_led_by_a_hash_or_a_number_is_quotable_without_it():
+    lines = output_lines("3f9e2a1 Add the fetch_pirates script\n12. rename the log\nab12 two words\n[exit code 0]")
+    assert lines == ["3f9e2a1 Add the fetch_pirates script", "Add the fetch_pirates script", "12. rename the log",
+                     "rename the log", "ab12 two words"]
+
+
 def test_an_edit_path_is_one_of_the_request_names_from_first_byte_to_closing_quote(slot_table):
     bias = CopyBias(slot_table.token_bytes)
     targets = copy_targets([EDIT_REQUEST]).escaped()
@@ -272,8 +295,6 @@ def test_a_msg_may_quote_an_output_line_whole():
 
 
 def test_output_lines_are_a_few_words_not_status_or_short_codes():
-    from rusty_hf.protocol.copying import output_lines
-
     assert output_lines("rapid cursor ok\n[exit code 0]") == ["rapid cursor ok"]
     assert output_lines("M notes.txt\n?? new.py\n[exit code 0]") == []  # git's status letters
     assert output_lines("single\n" + "long " * 30) == []

@@ -17,11 +17,13 @@ copying them is the model's own decision.
 - copy start: after a separator (or at the start of the string) the tokens that start a name get
   ``start_bonus``; right after a word, the tokens that bring a space and start a name (" harbor");
 - mid-copy: when the open string ends with the beginning of a name (and that beginning follows a
-  space, a quote, a slash, ``=``, ``(``, ``:`` or ``,``: the ``c`` of ``wc -c`` begins no name), the tokens that continue it get ``bonus``; once ``LOCK_AFTER`` bytes of a name are
-  written, the copy is locked: a token that could be part of a name (it starts with a letter, a digit
+  space, a quote, a slash, ``=``, ``(``, ``:`` or ``,``: the ``c`` of ``wc -c`` begins no name), the tokens that continue it get ``bonus``; once its first byte (``LOCK_AFTER``; 3 in a
+  MSG, where the "t" of "the" must not turn into "tests/...") is written, the copy is locked: a token that could be part of a name (it starts with a letter, a digit
   or one of ``_ . / -``) must continue this one; what ends a word (a quote, a space) stays allowed. A
   small model otherwise drifts back into a name it remembers halfway through ("check_pa" + "yments"
-  for check_patches.py, "data/bea" + ".csv" for data/beacon.csv).
+  for check_patches.py, "data/bea" + ".csv" for data/beacon.csv) or after one letter ("mo" + "_panel.txt"
+  for moss_image.txt, "p" + "ier/" for parser/: locking at the third byte, 0.886 on the development split,
+  at the first 0.917).
 
 Right after a copy finishes (and no longer name goes on from it), the word ends: a token that would go on
 with it is refused ("call mom" + "ortar"; a ``/`` or ``.`` may follow). After a quoted value no word may
@@ -72,7 +74,8 @@ from dataclasses import dataclass
 DEFAULT_BONUS = 10.0
 DEFAULT_START_BONUS = 6.0
 DEFAULT_QUOTED_BONUS = 9.0
-LOCK_AFTER = 3  # bytes of a name copied before the copy is locked
+LOCK_AFTER = 1  # bytes of a name copied before the copy is locked (in a command, a path, a content)
+MSG_LOCK_AFTER = 3  # in a MSG a short word ("t" of "the") must not turn into a name ("tests/...")
 _WORD = re.compile(rb"[A-Za-z0-9_]")
 _NAME_START = re.compile(rb"[A-Za-z0-9_./-]")
 # What a copied name may follow inside the string: not "-" (the c of `wc -c` starts no name) nor a letter.
@@ -86,6 +89,7 @@ _SPACED_WORD = re.compile(rb" [A-Za-z0-9_]")
 # A closed string of the action so far: '"path": "a.txt"' -> a.txt (JSON-escaped, as the names are)
 _WORD_TEXT = re.compile(r"[A-Za-z0-9]")
 _CLOSED = re.compile(rb'"(?:command|path|content|message)"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_LINE_ID = re.compile(r"[0-9a-f]{6,40}|\d+[:.]?")  # what leads a line of `git log --oneline` or a numbered list
 _PATH = re.compile(rb'"path"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
@@ -145,7 +149,9 @@ class EscapedTargets:
 
 def output_lines(text: str) -> list[str]:
     """The lines of a command's output a MSG may quote whole: a few words, each with a letter or digit and
-    two characters or more (not the terminal's ``[exit code 0]``, not ``M notes.txt``)."""
+    two characters or more (not the terminal's ``[exit code 0]``, not ``M notes.txt``); a line led by a hash
+    or a number is offered without it too ("Last commit: " + "Add the fetch_pirates script", the line
+    ``3f9e2a1 Add the fetch_pirates script``)."""
     out = []
     for line in text.splitlines():
         line = line.strip()
@@ -153,6 +159,8 @@ def output_lines(text: str) -> list[str]:
         if 2 <= len(words) and len(line) <= 80 and not (line.startswith("[") and line.endswith("]")) \
                 and all(len(w) >= 2 and _WORD_TEXT.search(w) for w in words):  # fmt: skip
             out.append(line)
+            if len(words) >= 3 and _LINE_ID.fullmatch(words[0]):  # its text after a hash or a number
+                out.append(line.split(None, 1)[1])
     return out
 
 
@@ -232,7 +240,7 @@ class CopyBias:
         At a start, the names in ``quoted`` get ``quoted_bonus``."""
         return self._bias(value, list(names), quoted)[:2]
 
-    def _bias(self, value: bytes, names: list[bytes], quoted: frozenset[bytes]):
+    def _bias(self, value: bytes, names: list[bytes], quoted: frozenset[bytes], lock_after: int = LOCK_AFTER):
         """`bonuses`, plus what `field_bonuses` picks its restriction by: the matches, the bytes copied,
         and whether a quoted value just finished."""
         found, copied = self._matches(value, names)
@@ -249,7 +257,7 @@ class CopyBias:
                 out[token] = max(out.get(token, bonus), bonus)
         if finished:
             return out, [], found, copied, False
-        if not (found and copied >= LOCK_AFTER):
+        if not (found and copied >= lock_after):
             return out, None, found, copied, False
         return out, sorted({t for _, c in found for t in self._tokens_starting(c, self._all)}), found, copied, False
 
@@ -282,7 +290,7 @@ class CopyBias:
         if field == "message" and targets.lines:  # an output line is quoted text: copied whole, at quoted_bonus
             names += [line for line in targets.lines if not any(line in closed for closed in done)]
             quoted = quoted | frozenset(targets.lines)
-        out, kept, found, copied, finished_quoted = self._bias(value, names, quoted)
+        out, kept, found, copied, finished_quoted = self._bias(value, names, quoted, MSG_LOCK_AFTER if field == "message" else LOCK_AFTER)
         argument = _open_argument(value) if field == "command" else value if _new_file_content(field, written, targets) else None
         if argument is not None:  # the user's quoted text goes here: one of the unused values, whole
             ends = [n[len(argument):] for n in names if n in quoted and n not in value and n.startswith(argument)]
