@@ -131,8 +131,19 @@ def test_a_locked_copy_allows_only_the_name_or_a_separator(tokenizer):
     allowed = {table.token_bytes[i] for i in torch.isfinite(out[0]).nonzero()[:, 0].tolist()}
     words = {t for t in allowed if t and re.match(rb"[A-Za-z0-9_]", t)}
     assert words and all(b"or_notes.txt".startswith(t) for t in words)
-    assert b'"' in allowed and b" " in allowed  # the model may still end the word or the command here
-    assert b"." not in allowed and b"/" not in allowed  # but not bend the name (data/bea + .csv)
+    assert b"." not in allowed and b"/" not in allowed  # no bending the name (data/bea + .csv)
+    assert b'"' not in allowed and b" " not in allowed  # nor stopping: "harb" is no file ("cat app" + " x" for app.py)
+
+
+def test_a_programs_name_may_stop_short_of_a_file_name_after_it_a_file_name_is_finished():
+    tokens = [b"cat", b"alog", b".py", b" ", b'"', b" cat", b"x"]
+    bias = CopyBias(tokens)
+    targets = copy_targets(["show catalog.py"]).escaped()
+    _, kept, restrict = bias.field_bonuses(b"cat", targets, "command", written=b"")
+    assert kept is not None and tokens.index(b" ") not in restrict  # `cat catalog.py`: the program ends here
+    _, kept, restrict = bias.field_bonuses(b"cat cat", targets, "command", written=b"")
+    allowed = {tokens[i] for i in range(len(tokens)) if i not in set(restrict) - set(kept)}
+    assert b"alog" in allowed and b" " not in allowed and b'"' not in allowed
 
 
 def test_a_flag_letter_starts_no_copy():
@@ -308,7 +319,10 @@ def test_a_finished_copy_ends_its_word_and_leaves_what_follows_to_the_model():
     assert bonuses == {} and kept == []  # no " notes" before the closing quote; locked: "ortar" may not follow
     _, kept, restrict = bias.field_bonuses(b"echo 'call mom", copy_targets(["add 'call mom' to notes.txt"]).escaped(),
                                            "command", written=b"")  # fmt: skip
-    assert tokens.index(b"ortar") in restrict and tokens.index(b"'") not in restrict
+    allowed = {tokens[i] for i in range(len(tokens)) if i not in set(restrict) - set(kept)}
+    assert b"'" in allowed and b"ortar" not in allowed and b" >>" not in allowed  # the argument's quote closes it
+    _, kept, restrict = bias.field_bonuses(b"Added call mom", copy_targets(["add 'call mom' to notes.txt"]).escaped(),
+                                           "message", written=b"")  # fmt: skip
     assert tokens.index(b" >>") not in restrict and tokens.index(b" mom") in restrict  # no word after a quoted value
     _, kept, restrict = bias.field_bonuses(b"sed -i 's/call mom", copy_targets(["use 'call mom'"]).escaped(),
                                            "command", written=b"")  # fmt: skip

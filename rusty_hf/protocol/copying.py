@@ -42,9 +42,12 @@ Stricter locks where a half copy is never meant:
   name whose copied part holds a ``/``, ``_`` or ``.`` to its end ("flag/customer_patch" is no file;
   "cat" may still stop short of "catalog.py").
 
+- a file's name begun after a command's program (``cat app`` for app.py: a name with ``/`` or ``.``) is
+  finished: ``cat app pantry/app.py`` was no file (the program itself may stop short: ``cat`` of
+  catalog.py); an output line a MSG began to quote is quoted whole;
 - a quote that opens a command's argument (after a space; not sed's script) starts one of the request's
-  quoted values the action has not used, locked until it is whole; so does the content of an EDIT that
-  creates a file other than Python code. The model otherwise writes a word it remembers first and copies
+  quoted values the action has not used, locked until it is whole, and then closes (``echo 'call mom`` +
+  ``.txt`` was written); so does the content of an EDIT that creates a file other than Python code. The model otherwise writes a word it remembers first and copies
   after it (``echo 'fuzzy fast oyster ready'`` for "fast oyster ready"; ``f`` starts both).
 
 A value the user quoted gets ``quoted_bonus`` (above ``start_bonus``) where a copy starts: quoting is the
@@ -85,6 +88,7 @@ _QUOTED = re.compile(r"""(?<![A-Za-z0-9])(?:'([^'\n]{1,80})'|"([^"\n]{1,80})"|`(
 _TOKEN = re.compile(r"[A-Za-z0-9_./-]+")
 _NAME_LIKE = re.compile(r"[_./\-0-9]|[a-z][A-Z]")
 _PATH_PART = re.compile(rb"[/_.]")
+_FILE = re.compile(rb"[/.]")
 _SPACED_WORD = re.compile(rb" [A-Za-z0-9_]")
 # A closed string of the action so far: '"path": "a.txt"' -> a.txt (JSON-escaped, as the names are)
 _WORD_TEXT = re.compile(r"[A-Za-z0-9]")
@@ -195,6 +199,7 @@ class CopyBias:
         self.name_tokens = sorted(i for data, i in self._all.items() if _NAME_START.match(data))
         self.all_tokens = sorted(self._all.values())
         self.closing_tokens = sorted(i for data, i in self._all.items() if data.startswith(b'"'))
+        self.quote_tokens = {q: sorted(i for data, i in self._all.items() if data.startswith(q)) for q in (b"'", b'\\"')}
         self.word_tokens = sorted(i for data, i in self._all.items() if _WORD.match(data))
         spaced_words = {i for data, i in self._all.items() if _SPACED_WORD.match(data)}
         self.phrase_word_tokens = sorted(spaced_words.union(self.word_tokens))
@@ -291,8 +296,12 @@ class CopyBias:
             names += [line for line in targets.lines if not any(line in closed for closed in done)]
             quoted = quoted | frozenset(targets.lines)
         out, kept, found, copied, finished_quoted = self._bias(value, names, quoted, MSG_LOCK_AFTER if field == "message" else LOCK_AFTER)
-        argument = _open_argument(value) if field == "command" else value if _new_file_content(field, written, targets) else None
+        quote, argument = _open_argument(value) if field == "command" else (None, None)
+        if _new_file_content(field, written, targets):
+            argument = value
         if argument is not None:  # the user's quoted text goes here: one of the unused values, whole
+            if quote is not None and argument in quoted:  # copied whole: the argument's quote closes it
+                return out, self.quote_tokens[quote], self.all_tokens
             ends = [n[len(argument):] for n in names if n in quoted and n not in value and n.startswith(argument)]
             ends = [end for end in ends if end]
             if ends:
@@ -306,21 +315,27 @@ class CopyBias:
         elif kept is not None:
             if any(b" " in c for _, c in found):
                 restrict = self.phrase_tokens
+            lines = [c for n, c in found if n in targets.lines] if field == "message" else []
+            if lines:  # an output line is quoted whole, not left for a name it passes ("hello from app" + "]:", + ".py")
+                kept, restrict = sorted({t for c in lines for t in self._tokens_starting(c, self._all)}), self.all_tokens
             if _PATH_PART.search(value[-copied:]):  # a path half copied ("flag/customer_patch") is finished
                 restrict = self.all_tokens
+            elif field != "message" and b" " in value and all(_FILE.search(n) for n, _ in found):
+                restrict = self.all_tokens  # so is a file's name begun after the program ("cat app" + " x" for app.py)
         return out, kept, restrict
 
 
-def _open_argument(command: bytes) -> bytes | None:
-    """What a command (JSON-escaped) holds after a quote that opens an argument, or None: the quote follows a
-    space and is not closed yet, and the command is not sed (``sed -i 's/old/new/'``: its script is no value)."""
+def _open_argument(command: bytes) -> tuple[bytes | None, bytes | None]:
+    """(the quote, what a command (JSON-escaped) holds after it) for a quote that opens an argument, or (None,
+    None): the quote follows a space and is not closed yet, and the command is not sed (``sed -i
+    's/old/new/'``: its script is no value)."""
     if command.lstrip().startswith(b"sed "):
-        return None
+        return None, None
     for quote in (b"'", b'\\"'):
         at = command.rfind(b" " + quote)
         if at >= 0 and command.count(quote) % 2 == 1:
-            return command[at + 1 + len(quote) :]
-    return None
+            return quote, command[at + 1 + len(quote) :]
+    return None, None
 
 
 def _new_file_content(field: str, written: bytes, targets: "EscapedTargets") -> bool:
