@@ -146,6 +146,16 @@ def test_a_programs_name_may_stop_short_of_a_file_name_after_it_a_file_name_is_f
     assert b"alog" in allowed and b" " not in allowed and b'"' not in allowed
 
 
+def test_seds_script_starts_with_its_own_command_not_a_copy():
+    tokens = [b"s", b"/", b"stormy", b"t", b"ormy", b"'"]
+    bias = CopyBias(tokens)
+    targets = copy_targets(["turn 'stormy' into 'ready' in notes.txt"]).escaped()
+    for command in (b"sed -i '", b"sed -i 's"):  # `sed -i 'stormy/ready/'` was written: the s of stormy locked
+        assert bias.field_bonuses(command, targets, "command", written=b"")[:2] == ({}, None), command
+    bonuses, _, _ = bias.field_bonuses(b"sed -i 's/", targets, "command", written=b"")
+    assert tokens.index(b"stormy") in bonuses  # the old word, once the script's command is written
+
+
 def test_a_flag_letter_starts_no_copy():
     bias = CopyBias([b"c", b"alm", b" calm", b"ca"])
     assert bias.continuations(b"wc -c", [b"calm_cable.py"]) == ([b" calm_cable.py"], 0)  # a new word, not "c" + "alm"

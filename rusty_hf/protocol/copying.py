@@ -45,6 +45,7 @@ Stricter locks where a half copy is never meant:
 - a file's name begun after a command's program (``cat app`` for app.py: a name with ``/`` or ``.``) is
   finished: ``cat app pantry/app.py`` was no file (the program itself may stop short: ``cat`` of
   catalog.py); an output line a MSG began to quote is quoted whole;
+- sed's script begins with its own ``s``, not a copy (the ``s`` of 'stormy' locked ``sed -i 'stormy/ready/'``);
 - a quote that opens a command's argument (after a space; not sed's script) starts one of the request's
   quoted values the action has not used, locked until it is whole, and then closes (``echo 'call mom`` +
   ``.txt`` was written); so does the content of an EDIT that creates a file other than Python code. The model otherwise writes a word it remembers first and copies
@@ -89,6 +90,7 @@ _TOKEN = re.compile(r"[A-Za-z0-9_./-]+")
 _NAME_LIKE = re.compile(r"[_./\-0-9]|[a-z][A-Z]")
 _PATH_PART = re.compile(rb"[/_.]")
 _FILE = re.compile(rb"[/.]")
+_SED_SCRIPT_START = re.compile(rb"^\s*sed [^']*'s?$")  # `sed -i '` and `sed -i 's`: the script's command
 _SPACED_WORD = re.compile(rb" [A-Za-z0-9_]")
 # A closed string of the action so far: '"path": "a.txt"' -> a.txt (JSON-escaped, as the names are)
 _WORD_TEXT = re.compile(r"[A-Za-z0-9]")
@@ -295,6 +297,8 @@ class CopyBias:
         if field == "message" and targets.lines:  # an output line is quoted text: copied whole, at quoted_bonus
             names += [line for line in targets.lines if not any(line in closed for closed in done)]
             quoted = quoted | frozenset(targets.lines)
+        if field == "command" and _SED_SCRIPT_START.search(value):  # sed's own "s/" comes first, not a value
+            return {}, None, self.name_tokens
         out, kept, found, copied, finished_quoted = self._bias(value, names, quoted, MSG_LOCK_AFTER if field == "message" else LOCK_AFTER)
         quote, argument = _open_argument(value) if field == "command" else (None, None)
         if _new_file_content(field, written, targets):
