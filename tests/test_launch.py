@@ -152,7 +152,9 @@ def test_fsdp2_checkpoints_are_sharded_and_merge_to_the_saved_weights(sft_fsdp, 
     merge_fsdp_weights(str(sharded), str(tmp_path))
     merged, saved = load_file(tmp_path / "model.safetensors"), load_file(out / "model.safetensors")
     assert sorted(merged) == sorted(saved)
-    assert all(torch.equal(merged[name], saved[name]) for name in saved)
+    # accelerate's merge writes the parameters as they are in memory: the mixing weights (C,), where
+    # save_pretrained writes RWKV-4's (1, 1, C) (from_pretrained reads either)
+    assert all(torch.equal(merged[name].reshape(saved[name].shape), saved[name]) for name in saved)
 
 
 @pytest.mark.parametrize("launcher", ["sft_ddp", "sft_fsdp"])

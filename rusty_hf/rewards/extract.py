@@ -41,7 +41,10 @@ _FENCE_TAG = re.compile(r"[ \t]*([\w+#.-]*)")
 _OBJECT_START = re.compile(r'\{\s*"')
 # How far the JSON decoder may read in all, per character of text: each failed start costs what it
 # read, and nested starts (``{"a":{"a":...``) would otherwise re-read the same span once per level.
-_DECODE_BUDGET_PER_CHAR = 4
+# 2: ``{"`` x 100,000 (every start fails, 64 characters each) takes ~17 ms; at 4 it took ~31 ms idle and
+# 50 ms on a busy CPU against test_parser_cost's 50 ms floor. A completion (~10K characters) stays
+# within _DECODE_BUDGET_MIN whatever this is.
+_DECODE_BUDGET_PER_CHAR = 2
 _DECODE_BUDGET_MIN = 1 << 16
 # The slices the decoder tries at one start before the rest of the text (see _decode_at), and how
 # near a slice's end a failure must be to count as the cut's doing (a cut number or literal).
