@@ -306,8 +306,7 @@ class CopyBias:
         if argument is not None:  # the user's quoted text goes here: one of the unused values, whole
             if quote is not None and argument in quoted:  # copied whole: the argument's quote closes it
                 return out, self.quote_tokens[quote], self.all_tokens
-            ends = [n[len(argument):] for n in names if n in quoted and n not in value and n.startswith(argument)]
-            ends = [end for end in ends if end]
+            ends = [n[len(argument):] for n in names if n in quoted and n not in value and n.startswith(argument) and n != argument]
             if ends:
                 for end in ends:
                     for token in self._tokens_starting(end):

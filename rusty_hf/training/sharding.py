@@ -57,23 +57,18 @@ def prepare_sharded_run(trainer: Trainer) -> None:
     fit_optimizer_to_installed(trainer)
 
 
-def _builds_bitsandbytes_optimizer(trainer: Trainer) -> bool:
-    # Ask transformers which class `optim` names rather than keep our own list of bitsandbytes names.
+def _bitsandbytes_optim(trainer: Trainer) -> str | None:
+    """"installed" or "missing" when `optim` names a bitsandbytes optimizer, else None.
+
+    Asks transformers which class `optim` names rather than keep our own list of bitsandbytes names; when
+    bitsandbytes is missing, transformers' own ImportError names the package."""
     try:
         optimizer_cls, _ = trainer.get_optimizer_cls_and_kwargs(trainer.args, trainer.model)
-    except (ImportError, ValueError):  # not installed, or an optimizer that needs more: the Trainer says so itself
-        return False
-    return getattr(optimizer_cls, "__module__", "").startswith("bitsandbytes")
-
-
-def _needs_missing_bitsandbytes(trainer: Trainer) -> bool:
-    try:
-        trainer.get_optimizer_cls_and_kwargs(trainer.args, trainer.model)
-    except ImportError as err:  # transformers' own check names the package
-        return "bitsandbytes" in str(err)
-    except ValueError:
-        return False
-    return False
+    except ImportError as err:
+        return "missing" if "bitsandbytes" in str(err) else None
+    except ValueError:  # an optimizer that needs more: the Trainer says so itself
+        return None
+    return "installed" if getattr(optimizer_cls, "__module__", "").startswith("bitsandbytes") else None
 
 
 def _fall_back_to_torch_adamw(trainer: Trainer, why: str, fix: str) -> str:
@@ -90,7 +85,7 @@ def _fall_back_to_torch_adamw(trainer: Trainer, why: str, fix: str) -> str:
 def fit_optimizer_to_installed(trainer: Trainer) -> str | None:
     """Replace a bitsandbytes `optim` with torch's fused AdamW when bitsandbytes is not installed, and log one
     line. Returns the new optimizer name, or None when nothing changed. Must run before the optimizer is built."""
-    if trainer.optimizer is not None or not _needs_missing_bitsandbytes(trainer):
+    if trainer.optimizer is not None or _bitsandbytes_optim(trainer) != "missing":
         return None
     return _fall_back_to_torch_adamw(trainer, "and bitsandbytes is not installed here",
                                      "`pip install bitsandbytes` for 8-bit states, or set optim: {fallback}")
@@ -101,7 +96,7 @@ def fit_optimizer_to_fsdp(trainer: Trainer) -> str | None:
 
     Returns the new optimizer name, or None when nothing changed. Must run before the optimizer is built
     (`Trainer.train` builds it after sharding the model)."""
-    if not is_sharded(trainer) or trainer.optimizer is not None or not _builds_bitsandbytes_optimizer(trainer):
+    if not is_sharded(trainer) or trainer.optimizer is not None or _bitsandbytes_optim(trainer) != "installed":
         return None
     return _fall_back_to_torch_adamw(trainer, "which cannot update FSDP2's sharded parameters",
                                      "set optim: {fallback} in the recipe to silence this")
