@@ -50,12 +50,14 @@ def generate_replies(
     constrained: bool = True,
     copy: bool = True,
     workspace_names: Sequence[list[str]] | None = None,
+    workspace_roots: Sequence[str | Path] | None = None,
 ) -> list[str]:
     """One greedy reply per conversation, batched with left padding, as the terminal decodes.
 
     ``copy`` adds the copy bias (`rusty_hf.protocol.copying`) for the names in each conversation's last
     request and the command outputs since, and those that ``workspace_names`` (per conversation: the
-    paths in its work dir) confirm, as rusty-terminal does (constrained decoding only).
+    paths in its work dir) confirm, as rusty-terminal does (constrained decoding only); with
+    ``workspace_roots`` (per conversation: its work dir), sed replaces a quoted value the files hold.
     """
     tokenizer.padding_side = "left"
     eos = generation_eos_ids(tokenizer)
@@ -69,8 +71,8 @@ def generate_replies(
         if constrained:
             names = None
             if copy:
-                names = [copy_targets(copy_sources(conversations[i]), workspace_names[i] if workspace_names else ())
-                         for i in batch]  # fmt: skip
+                names = [copy_targets(copy_sources(conversations[i]), workspace_names[i] if workspace_names else (),
+                                      workspace_roots[i] if workspace_roots else None) for i in batch]  # fmt: skip
             processors.append(ProtocolLogitsProcessor(tokenizer, max_new_tokens=max_new_tokens, copy_names=names))
         with torch.no_grad():
             out = model.generate(**inputs, max_new_tokens=max_new_tokens, do_sample=False, logits_processor=processors,
@@ -103,7 +105,8 @@ def run_episodes(model, tokenizer, requests: Sequence[Request], cache_dir: str |
         for step in range(max_steps):
             replies = generate_replies(model, tokenizer, [conversations[i] for i in live], batch_size=batch_size,
                                        max_new_tokens=max_new_tokens, constrained=constrained, copy=copy,
-                                       workspace_names=[names[i] for i in live])  # fmt: skip
+                                       workspace_names=[names[i] for i in live],
+                                       workspace_roots=[roots[i] for i in live])  # fmt: skip
             actions = [_parse(text) for text in replies]
 
             def judged(job) -> Verdict:

@@ -161,7 +161,7 @@ def build_demo(
         ]
         text = ""
         try:
-            names = copy_targets(copy_sources(session.turns), session.files())
+            names = copy_targets(copy_sources(session.turns), session.files(), session.workdir)
             for text in stream_reply(model, tokenizer, session.turns, max_new_tokens=max_new_tokens, constrained=constrained,
                                      copy_names=names):  # fmt: skip
                 history[-1] = {"role": "assistant", "content": render.render_partial(text)}

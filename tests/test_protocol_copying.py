@@ -351,3 +351,53 @@ def test_a_command_does_not_start_with_the_quoted_text(slot_table):
     assert not any(b"fast oyster ready".startswith(slot_table.token_bytes[i]) for i in bonuses)
     bonuses, _, _ = bias.field_bonuses(b"echo '", targets, "command", written=b"")
     assert any(b"fast oyster ready".startswith(slot_table.token_bytes[i]) for i in bonuses)
+
+
+@pytest.fixture(scope="module")
+def write_table():
+    from rusty_hf.tokenizer import train_tokenizer
+
+    texts = ["append 'fast oyster ready' to plum_dam.txt", "echo 'fast oyster ready' >> plum_dam.txt",
+             "use 'ready' instead of 'stormy' in notes.txt", "sed -i 's/stormy/ready/' notes.txt"] * 50  # fmt: skip
+    return token_table(train_tokenizer(texts, vocab_size=319, show_progress=False))
+
+
+def test_a_redirect_writes_to_a_file_the_request_names(write_table):
+    bias = CopyBias(write_table.token_bytes)
+    request = ["append 'fast oyster ready' to plum_dam.txt"]
+    targets = copy_targets(request, workspace_names=["notes.txt", "plum_dam.txt"]).escaped()
+    for command, rest in ((b"echo 'fast oyster ready' >> ", b"plum_dam.txt"), (b"echo 'fast oyster ready' >> plu", b"m_dam.txt"),
+                          (b"echo 'fast oyster ready' >>", b" plum_dam.txt")):  # fmt: skip
+        bonuses, kept, restrict = bias.field_bonuses(command, targets, "command", written=b"")
+        allowed = _allowed(kept, restrict, write_table)
+        assert allowed and all(rest.startswith(t) for t in allowed), command  # not notes.txt, not the quoted text
+        assert set(bonuses) <= set(kept)
+    # a file name that is whole ends there; a request that names no file leaves the target to the model
+    assert bias.field_bonuses(b"echo 'x' >> plum_dam.txt", targets, "command", written=b"")[1] == []
+    unnamed = copy_targets(["append 'fast oyster ready' to my notes"], workspace_names=["notes.txt"]).escaped()
+    assert bias.field_bonuses(b"echo 'fast oyster ready' >> ", unnamed, "command", written=b"")[1] is None
+    for command in (b"cargo test 2>", b"python3 -c 'def f() ->"):  # stderr's redirect, an annotation: no file
+        assert bias.field_bonuses(command, targets, "command", written=b"")[1] is None
+
+
+def test_sed_replaces_the_quoted_value_the_workspace_holds_with_the_other(write_table, tmp_path):
+    (tmp_path / "notes.txt").write_text("a stormy day\n")
+    request = ["use 'ready' instead of 'stormy' in notes.txt"]
+    targets = copy_targets(request, ["notes.txt"], root=tmp_path)
+    assert targets.present == {"stormy"}
+    bias = CopyBias(write_table.token_bytes)
+    for command, rest in ((b"sed -i 's/", b"stormy"), (b"sed -i 's/st", b"ormy"), (b"sed -i 's/stormy", b"/"),
+                          (b"sed -i 's/stormy/", b"ready"), (b"sed -i 's/stormy/ready", b"/'"),
+                          (b"sed -i 's/stormy/ready/", b"' ")):  # fmt: skip
+        _, kept, restrict = bias.field_bonuses(command, targets.escaped(), "command", written=b"")
+        allowed = _allowed(kept, restrict, write_table)
+        assert allowed and all(rest.startswith(t) for t in allowed), (command, allowed)
+    # without the workspace (or where no file holds a value) the order is the model's
+    _, kept, _ = bias.field_bonuses(b"sed -i 's/", copy_targets(request, ["notes.txt"]).escaped(), "command", written=b"")
+    assert kept is None
+
+
+def test_only_small_files_of_the_workspace_are_read_for_quoted_values(tmp_path):
+    (tmp_path / "big.txt").write_text("stormy " * 60_000)
+    (tmp_path / "d").mkdir()
+    assert copy_targets(["use 'ready' instead of 'stormy'"], ["big.txt", "d", "gone.txt"], root=tmp_path).present == set()

@@ -193,7 +193,7 @@ class AgentSession:
         if self.constrained:
             names = None
             if self.copy:
-                names = [copy_targets(copy_sources(self.messages), self.workspace.paths())]
+                names = [copy_targets(copy_sources(self.messages), self.workspace.paths(), self.workspace.root)]
             processors.append(ProtocolLogitsProcessor(self.tokenizer, max_new_tokens=self.max_new_tokens, copy_names=names))
         kwargs = dict(
             **inputs, max_new_tokens=self.max_new_tokens, do_sample=False, streamer=streamer,

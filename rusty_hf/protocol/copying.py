@@ -49,7 +49,12 @@ Stricter locks where a half copy is never meant:
 - a quote that opens a command's argument (after a space; not sed's script) starts one of the request's
   quoted values the action has not used, locked until it is whole, and then closes (``echo 'call mom`` +
   ``.txt`` was written); so does the content of an EDIT that creates a file other than Python code. The model otherwise writes a word it remembers first and copies
-  after it (``echo 'fuzzy fast oyster ready'`` for "fast oyster ready"; ``f`` starts both).
+  after it (``echo 'fuzzy fast oyster ready'`` for "fast oyster ready"; ``f`` starts both);
+- the file a redirect writes to (``>> ``, ``> ``) is one the conversation names, where it names one:
+  ``echo 'heavy hook ok' >> entry_fence.txt`` went to a file of the workspace the user never named;
+- sed's ``s/OLD/NEW/``, given the workspace (``copy_targets(..., root=)``): OLD is a quoted value one of
+  its files holds, NEW another quoted value, and the script then closes. The model swapped them
+  (``s/sturdy/table/`` for "replace 'table' with 'sturdy'"), and a pattern no file holds changes nothing.
 
 A value the user quoted gets ``quoted_bonus`` (above ``start_bonus``) where a copy starts: quoting is the
 user saying "this exact text" (``echo '`` + ``heavy hook ok``, not a word the model remembers). In a MSG,
@@ -71,9 +76,11 @@ form the open string is in. The bias never makes a token allowed: the grammar's 
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 DEFAULT_BONUS = 10.0
 DEFAULT_START_BONUS = 6.0
@@ -92,6 +99,10 @@ _PATH_PART = re.compile(rb"[/_.]")
 _FILE = re.compile(rb"[/.]")
 _SED_SCRIPT_START = re.compile(rb"^\s*sed [^']*'s?$")  # `sed -i '` and `sed -i 's`: the script's command
 _SPACED_WORD = re.compile(rb" [A-Za-z0-9_]")
+# sed's script being written: `sed -i 's/pl` (OLD), `s/plum/ap` (NEW), `s/plum/apple/` (whole)
+_SED_SCRIPT = re.compile(rb"^\s*sed [^']*'s/(?P<old>[^/']*)(?:/(?P<new>[^/']*)(?P<end>/)?)?$")
+# `>> plu`: the file a redirect writes (not `2>`, `->`, `=>`)
+_REDIRECT = re.compile(rb"(?<![>0-9&=-])>>?(?P<space> ?)(?P<target>[A-Za-z0-9_./-]*)$")
 # A closed string of the action so far: '"path": "a.txt"' -> a.txt (JSON-escaped, as the names are)
 _WORD_TEXT = re.compile(r"[A-Za-z0-9]")
 _CLOSED = re.compile(rb'"(?:command|path|content|message)"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -136,13 +147,15 @@ class CopyTargets:
     quoted: frozenset[str] = frozenset()
     lines: tuple[str, ...] = ()
     paths: frozenset[str] = frozenset()  # the workspace's files and folders
+    present: frozenset[str] = frozenset()  # the quoted values a file of the workspace holds
 
     def escaped(self) -> "EscapedTargets":
         """The same in the JSON-escaped byte form an open string is in (what `CopyBias` matches)."""
         names = tuple(escape_for_json_string(n) for n in self.names)
         quoted = frozenset(escape_for_json_string(n) for n in self.quoted)
         lines = tuple(escape_for_json_string(line) for line in self.lines if line not in self.names)
-        return EscapedTargets(names, quoted, lines, frozenset(escape_for_json_string(p) for p in self.paths))
+        paths = frozenset(escape_for_json_string(p) for p in self.paths)
+        return EscapedTargets(names, quoted, lines, paths, frozenset(escape_for_json_string(v) for v in self.present))
 
 
 @dataclass(frozen=True)
@@ -151,6 +164,7 @@ class EscapedTargets:
     quoted: frozenset[bytes]
     lines: tuple[bytes, ...] = ()
     paths: frozenset[bytes] = frozenset()
+    present: frozenset[bytes] = frozenset()
 
 
 def output_lines(text: str) -> list[str]:
@@ -170,14 +184,33 @@ def output_lines(text: str) -> list[str]:
     return out
 
 
-def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = ()) -> CopyTargets:
-    """`copy_candidates`, which of them the user quoted, and the output lines of the commands since
-    (``sources[1:]``)."""
+def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = (), root: str | os.PathLike | None = None
+                 ) -> CopyTargets:  # fmt: skip
+    """`copy_candidates`, which of them the user quoted, the output lines of the commands since
+    (``sources[1:]``), and, given the workspace's ``root``, which quoted values its files hold."""
     sources, workspace_names = list(sources), list(workspace_names)
     names = copy_candidates(sources, workspace_names)
     quoted = {next(g for g in m.groups() if g is not None) for text in sources for m in _QUOTED.finditer(text)}
     lines = dict.fromkeys(line for text in sources[1:] for line in output_lines(text))
-    return CopyTargets(tuple(names), frozenset(quoted), tuple(lines), frozenset(workspace_names))
+    present = _held_by_files(quoted, root, workspace_names) if root is not None and quoted else frozenset()
+    return CopyTargets(tuple(names), frozenset(quoted), tuple(lines), frozenset(workspace_names), present)
+
+
+def _held_by_files(values: set[str], root: str | os.PathLike, names: list[str], max_files: int = 200,
+                   max_bytes: int = 256 * 1024) -> frozenset[str]:  # fmt: skip
+    """The ``values`` one of the files ``names`` (under ``root``; the first ``max_files`` of at most
+    ``max_bytes``) holds."""
+    held: set[str] = set()
+    for name in names[:max_files]:
+        path = Path(root, name)
+        try:
+            if not path.is_file() or path.stat().st_size > max_bytes:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        held.update(v for v in values if v in text)
+    return frozenset(held)
 
 
 class CopyBias:
@@ -299,6 +332,30 @@ class CopyBias:
             quoted = quoted | frozenset(targets.lines)
         if field == "command" and _SED_SCRIPT_START.search(value):  # sed's own "s/" comes first, not a value
             return {}, None, self.name_tokens
+        script = _SED_SCRIPT.search(value) if field == "command" and targets.present else None
+        if script is not None:  # s/OLD/NEW/: OLD is a quoted value the workspace holds, NEW another one
+            old, new = script.group("old"), script.group("new")
+            if script.group("end") is not None:  # the script is whole: its closing quote
+                return {}, self._tokens_starting(b"' ", self._all), self.all_tokens
+            text = old if new is None else new
+            values = [v for v in quoted if v in targets.present] if new is None else [v for v in quoted if v != old]
+            ends = [v[len(text) :] for v in values if v.startswith(text) and v != text]
+            bonus = self.bonus if text else self.quoted_bonus
+            out = {t: bonus for end in ends for t in self._tokens_starting(end)}
+            kept = {t for end in ends for t in self._tokens_starting(end, self._all)}
+            if text in values:  # OLD goes on to NEW; NEW ends the script
+                kept.update(self._tokens_starting(b"/" if new is None else b"/'", self._all))
+            if kept:
+                return out, sorted(kept), self.all_tokens
+        redirect = _REDIRECT.search(value) if field == "command" else None
+        if redirect is not None:  # the file a command writes to is one the conversation names, where it names one
+            files = [n for n in names if _FILE.search(n) and b" " not in n and n not in quoted]
+            target = redirect.group("target")
+            space = b"" if target or redirect.group("space") else b" "  # `>>` + " plum.txt"
+            ends = [space + n[len(target) :] for n in files if n.startswith(target) and n != target]
+            if ends:
+                out = {t: self.bonus if target else self.start_bonus for end in ends for t in self._tokens_starting(end)}
+                return out, sorted({t for end in ends for t in self._tokens_starting(end, self._all)}), self.all_tokens
         out, kept, found, copied, finished_quoted = self._bias(value, names, quoted, MSG_LOCK_AFTER if field == "message" else LOCK_AFTER)
         quote, argument = _open_argument(value) if field == "command" else (None, None)
         if _new_file_content(field, written, targets):
