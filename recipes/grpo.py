@@ -38,7 +38,7 @@ def environment_factory(script_args: RLScriptArguments, tokenizer):
 
 
 def main(script_args: RLScriptArguments, training_args: GRPOConfig, model_args: ModelConfig) -> GRPOTrainer:
-    check_rl_arguments(script_args, training_args)  # first: a wrong argument costs no loading
+    check_rl_arguments(script_args, training_args, model_name_or_path=model_args.model_name_or_path)  # first: a wrong argument costs no loading
     tokenizer = load_tokenizer(script_args.tokenizer_name_or_path)
     reward_funcs, train_dataset = build_reward_funcs(script_args), build_task_dataset(script_args)
     model = load_or_create_model(model_args, script_args, tokenizer, training_args.trust_remote_code)

@@ -180,7 +180,7 @@ def test_saved_folder_reloads_with_the_one_process_logits(launcher, request, sft
 
 def _grpo_args(tokenizer_dir: Path, out: Path, per_device: int, *extra: str) -> list[str]:
     return [
-        "recipes/grpo.py", "--config", "recipes/tiny/grpo.yaml", "--model_name_or_path", "",
+        "recipes/grpo.py", "--config", "recipes/tiny/grpo.yaml", "--model_name_or_path", "", "--beta", "0",
         "--tokenizer_name_or_path", str(tokenizer_dir), "--output_dir", str(out), "--d_embed", "16",
         "--d_hidden", "32", "--n_layers", "1", "--max_steps", "1", "--num_generations", "4",
         "--per_device_train_batch_size", str(per_device), "--max_completion_length", "8",

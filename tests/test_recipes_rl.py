@@ -8,6 +8,7 @@ from trl import GRPOConfig, ModelConfig, RLOOConfig, TrlParser
 
 from rusty_hf.configs import RLScriptArguments
 from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset
+from rusty_hf.user_errors import UserError
 
 pytestmark = pytest.mark.slow
 
@@ -40,7 +41,7 @@ def _parse(config_cls, yaml: str, args: list[str]):
 
 def _tiny_args(tmp_path, tiny_tasks, tokenizer_dir) -> list[str]:
     return [
-        "--model_name_or_path", "", "--tokenizer_name_or_path", str(tokenizer_dir), "--tasks_dir", str(tiny_tasks),
+        "--model_name_or_path", "", "--beta", "0", "--tokenizer_name_or_path", str(tokenizer_dir), "--tasks_dir", str(tiny_tasks),
         "--d_embed", "16", "--d_hidden", "32", "--n_layers", "1", "--output_dir", str(tmp_path / "out"),
         "--max_steps", "2", "--per_device_train_batch_size", "4", "--num_generations", "2",
         "--max_completion_length", "8", "--logging_steps", "1", "--num_terminal", "2",
@@ -89,6 +90,17 @@ def test_rloo_recipe_trains_with_the_same_rewards(tmp_path, tiny_tasks, tokenize
 def test_an_unknown_reward_name_fails_before_training_with_the_valid_names(tiny_tasks):
     with pytest.raises(ValueError, match="valid names"):
         build_reward_funcs(RLScriptArguments(reward_funcs=["execution", "vibes"], tasks_dir=str(tiny_tasks)))
+
+
+def test_a_kl_term_on_a_fresh_model_fails_before_loading_and_names_the_fix(tmp_path, tiny_tasks, tokenizer_dir):
+    from recipes.grpo import main
+
+    args = _tiny_args(tmp_path, tiny_tasks, tokenizer_dir)
+    at = args.index("--beta")
+    del args[at : at + 2]
+    with pytest.raises(UserError, match="--model_name_or_path outputs/tiny-sft.*--beta 0"):
+        main(*_parse(GRPOConfig, "recipes/tiny/grpo.yaml", args))  # the recipe's beta: 0.1, no checkpoint
+    assert not (tmp_path / "out").exists()
 
 
 def test_reward_functions_keep_their_names_for_trl_logs():

@@ -74,9 +74,15 @@ def terminal_dataset(script_args: RLScriptArguments, task_features: datasets.Fea
     return datasets.Dataset.from_list([{k: r[k] for k in features} for r in rows]).cast(features)
 
 
-def check_rl_arguments(script_args: RLScriptArguments, training_args: object, multi_turn_ok: bool = True) -> None:
-    """What the RL configs cannot check alone, before anything loads: one weight per reward function, and a
-    multi-turn environment only where the trainer has one (``multi_turn_ok``: GRPO's environment_factory)."""
+def check_rl_arguments(script_args: RLScriptArguments, training_args: object, multi_turn_ok: bool = True,
+                       model_name_or_path: str | None = None) -> None:  # fmt: skip
+    """What the RL configs cannot check alone, before anything loads: one weight per reward function, a
+    multi-turn environment only where the trainer has one (``multi_turn_ok``: GRPO's environment_factory),
+    and a KL term (``beta``) only with a checkpoint to stay near (``model_name_or_path``; unset: a fresh model)."""
+    if not model_name_or_path and getattr(training_args, "beta", 0.0):
+        raise UserError(f"beta: {training_args.beta} keeps the policy near the checkpoint it starts from, and a fresh model "
+                        "(model_name_or_path unset) has none. Fix: pass --model_name_or_path outputs/tiny-sft (the SFT "
+                        "checkpoint), or --beta 0.")
     if script_args.environment is not None and not multi_turn_ok:
         raise UserError(f"environment: {script_args.environment} needs GRPO's environment_factory. Fix: run it with "
                         "recipes/grpo.py, or unset environment.")
