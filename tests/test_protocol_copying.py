@@ -397,7 +397,13 @@ def test_sed_replaces_the_quoted_value_the_workspace_holds_with_the_other(write_
     assert kept is None
 
 
-def test_only_small_files_of_the_workspace_are_read_for_quoted_values(tmp_path):
-    (tmp_path / "big.txt").write_text("stormy " * 60_000)
-    (tmp_path / "d").mkdir()
-    assert copy_targets(["use 'ready' instead of 'stormy'"], ["big.txt", "d", "gone.txt"], root=tmp_path).present == set()
+def test_only_small_files_inside_the_workspace_are_read_for_quoted_values(tmp_path):
+    work, outside = tmp_path / "work", tmp_path / "secret.txt"
+    work.mkdir()
+    outside.write_text("stormy\n")
+    (work / "big.txt").write_text("stormy " * 60_000)
+    (work / "d").mkdir()
+    (work / "link.txt").symlink_to(outside)  # a link the model made: what it points at is not read
+    (work / "up").symlink_to(tmp_path, target_is_directory=True)
+    names = ["big.txt", "d", "gone.txt", "link.txt", "up/secret.txt", "../secret.txt"]
+    assert copy_targets(["use 'ready' instead of 'stormy'"], names, root=work).present == set()

@@ -199,12 +199,14 @@ def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = (), ro
 def _held_by_files(values: set[str], root: str | os.PathLike, names: list[str], max_files: int = 200,
                    max_bytes: int = 256 * 1024) -> frozenset[str]:  # fmt: skip
     """The ``values`` one of the files ``names`` (under ``root``; the first ``max_files`` of at most
-    ``max_bytes``) holds."""
+    ``max_bytes``) holds. A link, or a path that leads out of ``root``, is not read: the model may have made it."""
     held: set[str] = set()
+    top = Path(root).resolve()
     for name in names[:max_files]:
         path = Path(root, name)
         try:
-            if not path.is_file() or path.stat().st_size > max_bytes:
+            if path.is_symlink() or not path.resolve().is_relative_to(top) or not path.is_file() \
+                    or path.stat().st_size > max_bytes:  # fmt: skip
                 continue
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
