@@ -39,7 +39,7 @@ class CurriculumPPOTrainer(CurriculumMixin, PPOTrainer):
 
 
 def main(script_args: RLScriptArguments, training_args: PPOConfig, model_args: ModelConfig) -> PPOTrainer:
-    check_rl_arguments(script_args, training_args, False, model_args.model_name_or_path)  # PPO trains single-turn completions
+    check_rl_arguments(script_args, training_args, multi_turn_ok=False, model_name_or_path=model_args.model_name_or_path)  # PPO trains single-turn completions
     if training_args.beta > 0 and not model_args.model_name_or_path:
         raise UserError(
             "beta > 0 penalises KL to a reference checkpoint, and a fresh model has none. Fix: set "

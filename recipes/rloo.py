@@ -27,7 +27,7 @@ from rusty_hf.user_errors import run_recipe
 
 
 def main(script_args: RLScriptArguments, training_args: RLOOConfig, model_args: ModelConfig) -> RLOOTrainer:
-    check_rl_arguments(script_args, training_args, False, model_args.model_name_or_path)  # RLOOTrainer has no environment_factory
+    check_rl_arguments(script_args, training_args, multi_turn_ok=False, model_name_or_path=model_args.model_name_or_path)  # RLOOTrainer has no environment_factory
     tokenizer = load_tokenizer(script_args.tokenizer_name_or_path)
     reward_funcs, train_dataset = build_reward_funcs(script_args), build_task_dataset(script_args)
     model = load_or_create_model(model_args, script_args, tokenizer, training_args.trust_remote_code)
