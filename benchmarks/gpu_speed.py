@@ -450,10 +450,14 @@ def run_recipe(dims: Dims, device: str, plan: Plan, tokenizer: Path | None, quic
                     str(tok_dir), "--output_dir", str(work / "sft"), "--d_hidden", str(dims.width),
                     "--d_embed", str(dims.width // 2), "--n_layers", str(dims.layers), "--save_strategy", "no",
                     "--report_to", "none", "--logging_steps", "1", *plan.recipe_args]
-            env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+            # the recipe imports rusty_hf from this checkout, as this script does, installed or not
+            path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
+            env = {**os.environ, "PYTHONPATH": path, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
             proc = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True)
-            if proc.returncode != 0:
-                raise RuntimeError(f"recipes/sft.py failed: {(proc.stderr or proc.stdout)[-1500:]}")
+            if proc.returncode != 0:  # the exception (a traceback's last line) first: the case log keeps line one
+                lines = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
+                tail = "\n".join(lines[-25:])
+                raise RuntimeError(f"recipes/sft.py failed (exit {proc.returncode}): {lines[-1]}\n{tail}")
             metrics = json.loads((work / "sft" / "train_results.json").read_text())
             after_warmup = metrics.get("train_tokens_per_second_after_warmup")
             if after_warmup is None:
