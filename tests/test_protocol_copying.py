@@ -290,6 +290,18 @@ def test_a_half_copied_path_is_finished(slot_table):
     assert b" " in _allowed(kept, restrict, slot_table)
 
 
+def test_a_half_copied_number_is_finished(slot_table):
+    bias = CopyBias(slot_table.token_bytes)
+    targets = copy_targets(["first 10 lines of notes.txt"]).escaped()
+    _, kept, restrict = bias.field_bonuses(b"head -n 1", targets, "command", written=b"")
+    allowed = _allowed(kept, restrict, slot_table)
+    assert allowed and all(t and b"0".startswith(t) for t in allowed)  # "1" of "10": only its "0" may follow
+    # where the conversation names "1" as well, the model may stop there
+    both = copy_targets(["first 10 lines of notes.txt, or 1"]).escaped()
+    _, kept, restrict = bias.field_bonuses(b"head -n 1", both, "command", written=b"")
+    assert b" " in _allowed(kept, restrict, slot_table)
+
+
 def test_the_processor_locks_an_edit_path_to_the_named_file(tokenizer):
     table = token_table(tokenizer)
     processor = ProtocolLogitsProcessor(tokenizer, copy_names=[copy_targets(["create harbor_notes.txt please"])])

@@ -42,6 +42,8 @@ Stricter locks where a half copy is never meant:
   name whose copied part holds a ``/``, ``_`` or ``.`` to its end ("flag/customer_patch" is no file;
   "cat" may still stop short of "catalog.py").
 
+- a number begun is finished (``head -n 1`` for "10 lines" is another count), unless what is copied is a
+  number the conversation names too;
 - a file's name begun after a command's program (``cat app`` for app.py: a name with ``/`` or ``.``) is
   finished: ``cat app pantry/app.py`` was no file (the program itself may stop short: ``cat`` of
   catalog.py); an output line a MSG began to quote is quoted whole;
@@ -382,6 +384,8 @@ class CopyBias:
                 kept, restrict = sorted({t for c in lines for t in self._tokens_starting(c, self._all)}), self.all_tokens
             if _PATH_PART.search(value[-copied:]):  # a path half copied ("flag/customer_patch") is finished
                 restrict = self.all_tokens
+            elif value[-copied:].isdigit() and all(n.isdigit() for n, _ in found) and value[-copied:] not in names:
+                restrict = self.all_tokens  # so is a number: the "1" of "10" is another number (`head -n 1`)
             elif field != "message" and b" " in value and all(_FILE.search(n) for n, _ in found):
                 restrict = self.all_tokens  # so is a file's name begun after the program ("cat app" + " x" for app.py)
         return out, kept, restrict
