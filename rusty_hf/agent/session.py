@@ -120,8 +120,9 @@ class AgentSession:
             self.messages.append({"role": "system", "content": self.system_prompt})
 
     def respond(self, user_text: str) -> Iterator[Step]:
-        """Add a user message and yield each step the model takes, executing as it goes."""
+        """Add a user message and yield each step the model takes, executing as it goes (one undo step)."""
         self.messages.append({"role": "user", "content": user_text})
+        self.workspace.begin_change()
         previous: list[Action] = []
         for _ in range(self.max_steps):
             step = self._next_action()
@@ -138,6 +139,16 @@ class AgentSession:
             yield step
             if step.action is None or step.action.action == "MSG":
                 return
+
+    def undo(self) -> list[str]:
+        """Put back the files that the last reply with changes wrote or deleted; returns their paths.
+
+        The conversation is told, so the model does not take its change for done.
+        """
+        paths = self.workspace.undo()
+        if paths:
+            self.messages.append({"role": "system", "content": "The user undid your last changes: " + ", ".join(paths)})
+        return paths
 
     def _next_action(self) -> Step:
         """Generate until a reply parses, sending a correction after each malformed one."""

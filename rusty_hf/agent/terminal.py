@@ -7,9 +7,10 @@
 Rusty's replies stream as they are generated. A CMD runs in the sandbox (``rusty_hf.sandbox``) on a
 copy of the work dir and its file changes are copied back; an EDIT writes only inside the work dir
 (absolute paths, ``..`` and symlinks that leave it are refused, with a message). Commands typed at
-the prompt: ``:dry`` toggles dry-run (actions shown, not executed), ``:clear`` starts a new
-conversation, ``:help`` lists these, ``:q``/``exit`` (or Ctrl-D) quit. Input lines are kept in a
-readline history file (``--history-file``).
+the prompt: ``:dry`` toggles dry-run (actions shown, not executed), ``:undo`` puts back the files
+that Rusty's last reply wrote or deleted (again: the reply before, up to twenty requests back),
+``:clear`` starts a new conversation, ``:help`` lists these, ``:q``/``exit`` (or Ctrl-D) quit. Input
+lines are kept in a readline history file (``--history-file``).
 
 Before the first prompt the arguments and the model folder are checked (a mistake is one line on
 stderr and exit status 2; ``--debug`` shows a traceback), the model loads without progress bars, and
@@ -34,7 +35,7 @@ if TYPE_CHECKING:  # the heavy imports wait until the arguments are parsed: --he
 
 QUANTIZATIONS = ("none", "int8", "4bit")  # rusty_hf.inference.QUANTIZATIONS, without importing torch
 QUIT = {":q", ":quit", "exit", "quit"}
-HELP = ":dry toggle dry-run | :clear new conversation | :help this text | :q or exit quit"
+HELP = ":dry toggle dry-run | :undo put back the files the last reply changed | :clear new conversation | :help this text | :q or exit quit"
 DEFAULT_HISTORY = "~/.rusty_terminal_history"
 
 
@@ -166,6 +167,9 @@ def handle_line(line: str, session: AgentSession, printer: ReplyPrinter | None =
     if text == ":dry":
         session.dry_run = not session.dry_run
         _print(f"[dry-run {'on' if session.dry_run else 'off'}]")
+    elif text == ":undo":
+        paths = session.undo()
+        _print(f"[undone: {', '.join(paths)}]" if paths else "[nothing to undo]")
     elif text == ":clear":
         session.clear()
         _print("[new conversation]")

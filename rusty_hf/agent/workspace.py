@@ -34,7 +34,8 @@ so each ``cargo`` command builds afresh.
 
 What is not carried over: file modes of new files (an executable bit set by one command is gone in
 the next), symlinks and empty directories a command creates, and any change made by a command that
-timed out or was killed (``CommandResult.note`` says so). The sandbox's ``Limits.disk_mb`` bounds
+timed out or was killed (``CommandResult.note`` says so). Every change is journalled with the file's old bytes: :meth:`Workspace.undo`
+puts back a whole step (``begin_change`` opens one; rusty-terminal opens one per request, ``:undo``). The sandbox's ``Limits.disk_mb`` bounds
 the workspace size; a larger one is refused with a message naming the fix.
 """
 
@@ -59,6 +60,7 @@ EXCLUDED_DIRS = frozenset(
 )
 _EXCLUDED_FOLDED = frozenset(name.casefold() for name in EXCLUDED_DIRS)
 DEFAULT_LIMITS = Limits(output_bytes=16 << 20)
+MAX_UNDO_STEPS = 20  # undo steps kept (each holds the old bytes of the files it changed)
 # git inside the sandbox reads the workspace's .git, which a host uid owns, as the run's own uid: the
 # ownership check would refuse it. Command-scope config (protected, unlike the repository's own).
 GIT_ENV = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "safe.directory", "GIT_CONFIG_VALUE_0": "*",
@@ -126,6 +128,45 @@ class Workspace:
         self.limits = limits or DEFAULT_LIMITS
         self.env = {"PYTHONDONTWRITEBYTECODE": "1", **GIT_ENV, **(env or {})}
         self.rust = rust
+        self._undo: list[list[tuple[str, bytes | None]]] = []  # per step: (path, its bytes before; None: new)
+        self._journal = True
+
+    def begin_change(self) -> None:
+        """Open a new undo step: the file changes (EDITs, commands' changes) until the next call are undone together."""
+        self._undo.append([])
+        del self._undo[:-MAX_UNDO_STEPS]
+
+    def undo(self) -> list[str]:
+        """Put back what the last step with changes wrote or deleted; returns those paths ([]: nothing to undo).
+
+        A file the step created is removed, one it changed or deleted gets its old bytes back.
+        """
+        while self._undo and not self._undo[-1]:
+            self._undo.pop()
+        if not self._undo:
+            return []
+        step, self._journal = self._undo.pop(), False
+        try:
+            for path, old in reversed(step):
+                if old is None:
+                    self.delete_file(path)
+                else:
+                    self.write_file(path, old)
+        finally:
+            self._journal = True
+        return sorted({path for path, _ in step})
+
+    def _remember(self, path: str, dir_fd: int, name: str) -> None:
+        """Journal ``path``'s bytes before a change, into the open undo step (if one is open)."""
+        if not (self._journal and self._undo):
+            return
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=dir_fd)
+        except OSError:  # none yet (a new file), or no regular file: the write refuses that itself
+            self._undo[-1].append((path, None))
+            return
+        with os.fdopen(fd, "rb") as f:
+            self._undo[-1].append((path, f.read() if stat.S_ISREG(os.fstat(f.fileno()).st_mode) else None))
 
     @cached_property
     def rust_toolchain(self) -> CommandToolchain | None:
@@ -209,6 +250,7 @@ class Workspace:
         except OSError as exc:  # ELOOP/ENOTDIR: a component turned into a symlink or file after the check
             raise PathRefused(f"refused path {path!r}: {exc.strerror}") from None
         try:
+            self._remember(path, dir_fd, parts[-1])
             _replace_file(dir_fd, parts[-1], data)
         finally:
             os.close(dir_fd)
@@ -224,6 +266,7 @@ class Workspace:
         try:
             if not stat.S_ISREG(os.lstat(parts[-1], dir_fd=dir_fd).st_mode):
                 return False
+            self._remember(path, dir_fd, parts[-1])
             os.unlink(parts[-1], dir_fd=dir_fd)
             return True
         except FileNotFoundError:

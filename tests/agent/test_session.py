@@ -116,3 +116,14 @@ def test_an_action_is_not_run_a_third_time_in_a_row(make_session):
     assert [s.executed for s in steps] == [True, True, False] and steps[-1].repeated
     assert "not run again" in steps[-1].result
     assert (session.workspace.root / "log.txt").read_text() == "again\nagain\n"
+
+
+def test_undo_puts_back_what_the_last_reply_wrote_and_tells_the_model(make_session):
+    session = make_session(copy=False)  # the memorised reply, not one the workspace's names steer
+    session.workspace.write_file("notes.txt", "my own notes")
+    (step,) = session.respond("make notes")
+    assert step.executed and (session.workspace.root / "notes.txt").read_text() == "remember the milk"
+    assert session.undo() == ["notes.txt"]
+    assert (session.workspace.root / "notes.txt").read_text() == "my own notes"
+    assert session.messages[-1] == {"role": "system", "content": "The user undid your last changes: notes.txt"}
+    assert session.undo() == [] and session.messages[-1]["content"].endswith(": notes.txt")  # nothing more said

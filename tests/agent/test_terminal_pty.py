@@ -58,6 +58,16 @@ def test_dry_toggle_shows_the_cmd_without_running_it(terminal):
     assert "[dry-run off]" in _say(child, ":dry")
 
 
+def test_undo_puts_back_the_file_the_last_reply_wrote(terminal):
+    child, workdir, _ = terminal
+    _say(child, ":clear")
+    _say(child, "make notes")
+    assert (workdir / "notes.txt").read_text() == "remember the milk"
+    assert "[undone: notes.txt]" in _say(child, ":undo")
+    assert not (workdir / "notes.txt").exists()  # the reply made it: undone, it is gone
+    assert "[nothing to undo]" in _say(child, ":undo")
+
+
 def test_edit_inside_the_workdir_is_written(terminal):
     child, workdir, _ = terminal
     _say(child, ":clear")

@@ -82,3 +82,29 @@ def test_timed_out_command_keeps_no_changes(ws):
 def test_empty_command_is_rejected(ws):
     with pytest.raises(ValueError, match="non-empty shell command"):
         ws.run("   ")
+
+
+def test_undo_puts_back_a_whole_step_of_edits_and_command_changes(ws):
+    ws.write_file("keep.txt", "mine\n")
+    ws.write_file("old.txt", "old\n")
+    (ws.root / "keep.txt").chmod(0o755)
+    ws.begin_change()  # one request: an EDIT over a file, then a command that deletes, appends and creates
+    ws.write_file("keep.txt", "overwritten\n")
+    result = ws.run("rm old.txt; echo more >> keep.txt; mkdir -p d && echo new > d/made.txt")
+    assert result.deleted == ["old.txt"] and sorted(result.changed) == ["d/made.txt", "keep.txt"]
+    assert ws.undo() == ["d/made.txt", "keep.txt", "old.txt"]
+    assert (ws.root / "keep.txt").read_text() == "mine\n" and (ws.root / "old.txt").read_text() == "old\n"
+    assert (ws.root / "keep.txt").stat().st_mode & 0o777 == 0o755  # a file put back keeps its mode
+    assert not (ws.root / "d/made.txt").exists()
+    assert ws.undo() == []  # the writes before the first step are the user's: nothing to undo
+
+
+def test_undo_goes_back_one_step_at_a_time_and_skips_steps_without_changes(ws):
+    ws.begin_change()
+    ws.write_file("a.txt", "1")
+    ws.begin_change()
+    ws.write_file("a.txt", "2")
+    ws.begin_change()  # a request that changed nothing (a MSG) is not a step to undo
+    assert ws.undo() == ["a.txt"] and (ws.root / "a.txt").read_text() == "1"
+    assert ws.undo() == ["a.txt"] and not (ws.root / "a.txt").exists()
+    assert ws.undo() == []
