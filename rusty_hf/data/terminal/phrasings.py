@@ -321,68 +321,12 @@ WHAT_CHANGED = (  # GIT_STATUS shows the status; these want the files named
 )  # fmt: skip
 
 # -- training only ---------------------------------------------------------------------------------
-# More ways to ask, for the training split only: never held out, so the held-out phrasings (the lowest-hash
-# quarter of the tuples above) stay the same ones. A 2-layer model meets a held-out phrasing of a talk
-# intent ("who ...?") with a command it saw near it: more training phrasings per intent, the same number of
-# rows, is the usual remedy. Written without the held-out ones in view; the rules above hold for these too.
+# More ways to ask the talk intents (answered by a MSG), for the training split only: never held out, so the
+# held-out phrasings (the lowest-hash quarter of the tuples above) stay the same ones. A 2-layer model met a
+# held-out phrasing of a talk intent ("who ...?") with a command it had seen near it. Each was checked
+# against the held-out phrasings (none is one of them or a near paraphrase); the rules above hold for these
+# too. Extras for every intent lifted the talk intents and cost the command intents (README, issue 27).
 TRAINING_ONLY: dict[str, tuple[str, ...]] = {
-    "list_root": (
-        "list out this directory", "show everything in the current dir", "what files exist here?", "directory listing please",
-        "print the folder listing", "enumerate the files in this folder", "what does this folder contain?",
-        "list all files in the workspace", "what's lying around in this folder?", "show the listing of the current directory",
-    ),
-    "list_dir": (
-        "list everything in {dir}", "what files does {dir} contain?", "show {dir}'s contents", "enumerate the files in {dir}",
-        "open the {dir} folder and list it", "what's sitting in {dir}?",
-        "let me see the files in {dir}", "show what lives under {dir}",
-    ),
-    "file_details": (
-        "size and owner of {file}?", "stat {file} for me", "what are the file attributes of {file}?",
-        "how many bytes on disk and which permissions for {file}", "show me the mode and size of {file}",
-        "details for {file} please", "{file}: owner, size, date?", "check the permissions of {file}",
-        "what's the modification date of {file}?",
-    ),
-    "show_file": (
-        "print the contents of {file}", "let me read {file}", "output {file}", "show what's written in {file}",
-        "what's inside {file}?", "read out {file}",
-        "could you print {file}", "{file}, show it",
-    ),
-    "head_file": (
-        "only the first {n} lines of {file} please", "show {file}, first {n} lines only", "print {n} lines off the top of {file}",
-        "the beginning of {file}: {n} lines", "read the first {n} lines of {file}", "start of {file}, {n} lines please",
-        "let me see the first {n} lines of {file}",
-    ),
-    "count_lines": (
-        "line count for {file}", "count the number of lines in {file}", "lines of {file}, how many?",
-        "number of lines of {file}",
-        "get me the number of lines in {file}", "count {file}'s lines",
-    ),
-    "count_bytes": (
-        "how many bytes are in {file}?", "count {file}'s bytes",
-        "total bytes in {file}", "get me the byte count of {file}", "how heavy is {file} in bytes", "bytes of {file}, how many?",
-    ),
-    "search_text": (
-        "grep the project for '{text}'", "find every occurrence of '{text}'", "where is '{text}' used?",
-        "search all files for '{text}'", "locate the text '{text}'",
-        "find where '{text}' is written", "go through every file for '{text}'",
-    ),
-    "find_todo": (
-        "grep the code for TODOs", "list the TODO markers", "where are the TODO comments?", "find all TODO lines",
-        "which TODOs are open?", "search for TODO comments", "TODO list from the code please",
-    ),
-    "find_definition": (
-        "find where {symbol} is declared", "which module has {symbol}?", "where was {symbol} defined?",
-        "look for the definition of {symbol}", "locate the definition of {symbol}", "where can I find {symbol} defined?",
-        "search for the def of {symbol}", "what file is {symbol} in?",
-    ),
-    "find_by_name": (
-        "which path is {name} at?", "show me the path of {name}",
-        "where did {name} end up?", "find me {name}",
-    ),
-    "find_by_ext": (
-        "list files with extension .{ext}", "what .{ext} files exist?",
-        "search for *.{ext}", "get the list of .{ext} files", "where are all the {ext} files?",
-    ),
     "explain": (
         "explain what {topic} does",
         "could you explain {topic}", "what's the idea behind {topic}?", "in a sentence, what is {topic}?",
@@ -409,96 +353,5 @@ TRAINING_ONLY: dict[str, tuple[str, ...]] = {
     "ask_detail": (
         "open it", "show that", "what does it say?", "count the words", "run that script", "edit it",
         "what's inside it?", "change that file", "read it to me",
-    ),
-    "count_py_files": (
-        "count the python files and tell me",
-        "tell me the count of .py files", "number of .py files? tell me", "how many python sources are there? answer with a number",
-        "say how many .py files there are", "tell me how many files end in .py",
-    ),
-    "which_test_fails": (
-        "run the tests and name the one that fails",
-        "what's the failing test called?", "tell me which unit test fails", "which of the tests fails?",
-        "find the broken test and tell me its name",
-    ),
-    "last_commit": (
-        "what does the last commit message say?",
-        "give me the subject of the last commit", "tell me what the latest commit is called",
-        "name the last commit",
-    ),
-    "script_prints": (
-        "what's printed when {script} runs?", "run {script} and say what it printed",
-        "what does {script} write to the screen?", "run {script} and report its output",
-        "what is the output of running {script}?",
-    ),
-    "how_long": (
-        "how many lines has {file}? tell me the number",
-        "give me the number of lines of {file}, just the number",
-        "count {file}'s lines and say the number", "answer with the number of lines in {file}", "tell me the number of lines {file} has",
-    ),
-    "what_changed": (
-        "name the changed files",
-        "list the changed files and tell me their names", "what's uncommitted? name the files",
-        "say which files differ from HEAD",
-    ),
-    "run_script": (
-        "run {script} for me", "execute {script} with python3", "make {script} run", "give {script} a go",
-    ),
-    "run_py_tests": (
-        "run the python test suite", "execute the unit tests", "run every test",
-        "test everything",
-    ),
-    "run_rust_tests": (
-        "run the crate's tests", "test the rust crate", "execute cargo test",
-        "run every rust test", "cargo's test suite please",
-    ),
-    "cargo_build": (
-        "build the rust crate", "make a build", "build this crate",
-        "build it with cargo", "produce a build",
-    ),
-    "cargo_check": (
-        "type check the project",
-        "check the rust code for compile errors", "is the code compiling?",
-        "quickly check the build for errors",
-    ),
-    "git_status": (
-        "show the git status", "what's the repo status?",
-        "what's the state of git?",
-    ),
-    "git_diff": (
-        "what did I change? show the diff", "display my changes", "diff the files", "show the working tree diff",
-        "show unstaged changes",
-    ),
-    "git_log": (
-        "show {n} recent commits", "last {n} entries of the history", "list the {n} latest commits",
-        "show the git log, {n} commits",
-        "git log with {n} commits",
-    ),
-    "create_file": (
-        "write a file {file} with '{text}'",
-        "put '{text}' in a new file called {file}", "create {file}: '{text}'",
-        "write the text '{text}' into a new file {file}", "make a file named {file} that says '{text}'",
-    ),
-    "create_script": (
-        "write {file}, a script that prints {word}",
-        "write {file} to print {word}", "create {file} printing {word}",
-        "write python in {file} that prints {word}", "make {file}, it prints {word}",
-    ),
-    "append_line": (
-        "put the line '{line}' at the end of {file}",
-        "add '{line}' to the end of {file}", "add a line to {file}: '{line}'",
-        "write the line '{line}' at the end of {file}",
-    ),
-    "replace_text": (
-        "replace '{old}' by '{new}' in {file}", "change every '{old}' to '{new}' in {file}", "in {file} swap '{old}' for '{new}'",
-        "switch '{old}' to '{new}' in {file}",
-        "replace the word '{old}' with '{new}' in {file}", "in {file}, '{old}' should become '{new}'",
-    ),
-    "delete_file": (
-        "make {file} disappear", "remove {file} from disk", "{file} is not needed, delete it",
-        "rm the file {file}", "I want {file} removed",
-    ),
-    "delete_build": (
-        "delete build/", "get rid of the build dir",
-        "clean out the build artifacts", "delete everything in build", "the build folder can go",
     ),
 }  # fmt: skip
