@@ -250,3 +250,10 @@ def test_training_only_phrasings_widen_training_and_move_nothing_held_out():
         assert set(TRAINING_ONLY.get(name, ())) <= set(intent.templates("train"))
     every = [_bare(t) for i in intents.values() for t in (*i.phrasings, *i.training_only)]
     assert len(every) == len(set(every)), sorted(t for t, n in collections.Counter(every).items() if n > 1)
+
+
+def test_no_training_phrasing_holds_a_heldout_pool_word():
+    """Every training template, checked whole rather than through a sample of requests: none carries a
+    held-out pool word ("great job" would teach 'job', a word of held-out values)."""
+    words = {(t, pool_word(w)) for i in all_intents().values() for t in i.templates("train") for w in words_of(t)}
+    assert not [t for t, w in words if w is not None and word_split(w) == "test"]

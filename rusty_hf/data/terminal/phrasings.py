@@ -338,7 +338,7 @@ TRAINING_ONLY: dict[str, tuple[str, ...]] = {
         "hi, what are you?", "what are you called?", "describe yourself",
     ),
     "acknowledge": (
-        "cheers", "many thanks", "great job", "good, thanks", "that works", "all good, thanks", "excellent",
+        "cheers", "many thanks", "brilliant", "good, thanks", "that works", "all good, thanks", "excellent",
         "thanks, that helps", "lovely", "much appreciated", "nice one", "great",
     ),
     "refuse_destructive": (
