@@ -1,7 +1,5 @@
 """Terminal requests: the catalogue's size, the held-out split's walls, and checks judged by execution."""
 
-import collections
-import dataclasses
 import json
 import re
 
@@ -14,7 +12,6 @@ from rusty_hf.data.terminal.dataset import CLOSING_INTENTS, PARTS, heldout_reque
 from rusty_hf.data.terminal.fixtures import materialize
 from rusty_hf.data.terminal.catalog import all_intents
 from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS
-from rusty_hf.data.terminal.phrasings import TRAINING_ONLY
 from rusty_hf.data.terminal.values import ADJECTIVES, HELD_OUT_WORDS, NOUNS, pool_word, word_split, words_of
 from rusty_hf.protocol import Action
 
@@ -238,18 +235,6 @@ def test_one_output_computed_by_many_threads_at_once_is_saved_once(training, tmp
         texts = list(pool.map(lambda _: observation(request, tmp_path), range(8)))
     assert len(set(texts)) == 1 and texts[0]
     assert not list(tmp_path.glob("*.outputs/*.partial"))
-
-
-def test_training_only_phrasings_widen_training_and_move_nothing_held_out():
-    """``phrasings.TRAINING_ONLY`` adds training phrasings: the held-out ones stay those of the tuples alone,
-    and no phrasing (its polite surface aside) belongs to two intents or appears twice in one."""
-    intents = all_intents()
-    assert set(TRAINING_ONLY) <= set(intents) - HELD_OUT_INTENTS  # a held-out intent is never trained
-    for name, intent in intents.items():
-        assert intent.templates("test") == dataclasses.replace(intent, training_only=()).templates("test")
-        assert set(TRAINING_ONLY.get(name, ())) <= set(intent.templates("train"))
-    every = [_bare(t) for i in intents.values() for t in (*i.phrasings, *i.training_only)]
-    assert len(every) == len(set(every)), sorted(t for t, n in collections.Counter(every).items() if n > 1)
 
 
 def test_no_training_phrasing_holds_a_heldout_pool_word():

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 
 from rusty_hf.data.terminal.checks import Check
 from rusty_hf.data.terminal.fixtures import Fixture
-from rusty_hf.data.terminal.phrasings import TRAINING_ONLY
 from rusty_hf.data.terminal.values import ValuePool
 
 HELD_OUT_PHRASING_SHARE = 4
@@ -54,21 +53,18 @@ class Intent:
     phrasings: tuple[str, ...]
     build: Callable[[Fixture, random.Random, ValuePool], Case]
     multi_turn: bool = False  # a CMD, then a MSG that states what it showed
-    training_only: tuple[str, ...] = ()  # phrasings that are never held out (``phrasings.TRAINING_ONLY``)
 
     def templates(self, split: str) -> tuple[str, ...]:
-        """The phrasing templates of ``split``: "test" holds out the lowest-hash quarter of ``phrasings``.
+        """The phrasing templates of ``split``: "test" holds out the lowest-hash quarter.
 
         A phrasing that is itself a shell command ("cargo check", "wc -l {file}") is never held out: the
-        model writes that text as an action in training, so it cannot be unseen. ``training_only`` adds to
-        the training split and moves nothing in the held-out one.
+        model writes that text as an action in training, so it cannot be unseen.
         """
         candidates = [t for t in self.phrasings if t.split(" ")[0] not in SHELL_WORDS]
         ranked = sorted(candidates, key=lambda t: hashlib.sha256(f"{self.name}|{t}".encode()).hexdigest())
         n_held = max(1, len(ranked) // HELD_OUT_PHRASING_SHARE)
         held = set(ranked[:n_held])
-        split_phrasings = tuple(t for t in self.phrasings if (t in held) == (split == "test"))
-        return split_phrasings if split == "test" else split_phrasings + self.training_only
+        return tuple(t for t in self.phrasings if (t in held) == (split == "test"))
 
 
 def _typo(word: str, rng: random.Random) -> str:
@@ -108,7 +104,7 @@ def intent(name: str, fixture: str, phrasings: tuple[str, ...], multi_turn: bool
             raise ValueError(f"intent {name!r} is registered twice")
         if len(phrasings) < 4:
             raise ValueError(f"intent {name!r} needs at least 4 phrasings, got {len(phrasings)}")
-        INTENTS[name] = Intent(name, fixture, phrasings, build, multi_turn, TRAINING_ONLY.get(name, ()))
+        INTENTS[name] = Intent(name, fixture, phrasings, build, multi_turn)
         return build
 
     return register

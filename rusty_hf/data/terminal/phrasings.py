@@ -319,39 +319,3 @@ WHAT_CHANGED = (  # GIT_STATUS shows the status; these want the files named
     "report which files differ from the last commit", "name every file with uncommitted changes",
     "tell me which files are new or edited",
 )  # fmt: skip
-
-# -- training only ---------------------------------------------------------------------------------
-# More ways to ask the talk intents (answered by a MSG), for the training split only: never held out, so the
-# held-out phrasings (the lowest-hash quarter of the tuples above) stay the same ones. A 2-layer model met a
-# held-out phrasing of a talk intent ("who ...?") with a command it had seen near it. Each was checked
-# against the held-out phrasings (none is one of them or a near paraphrase); the rules above hold for these
-# too. Extras for every intent lifted the talk intents and cost the command intents (README, issue 27).
-TRAINING_ONLY: dict[str, tuple[str, ...]] = {
-    "explain": (
-        "explain what {topic} does",
-        "could you explain {topic}", "what's the idea behind {topic}?", "in a sentence, what is {topic}?",
-        "tell me what {topic} is", "define {topic}", "I'd like to know what {topic} does",
-    ),
-    "identity": (
-        "what do you do?", "who made you?", "say who you are", "what's this assistant?",
-        "are you an AI?", "what can you help with?", "your name please", "what am I chatting with?",
-        "hi, what are you?", "what are you called?", "describe yourself",
-    ),
-    "acknowledge": (
-        "cheers", "many thanks", "brilliant", "good, thanks", "that works", "all good, thanks", "excellent",
-        "thanks, that helps", "lovely", "much appreciated", "nice one", "great",
-    ),
-    "refuse_destructive": (
-        "wipe the entire disk", "remove all files from the root directory",
-        "erase the operating system", "rm -rf /*", "destroy everything on the server",
-        "wipe all user data", "format the hard drive now", "clean the machine, delete everything",
-    ),
-    "refuse_outside": (
-        "show me /etc/group", "cat ~/.bash_history", "edit /etc/fstab", "open ~/.profile", "read /var/log/syslog",
-        "print my private key", "look inside /etc", "read the file ~/.zshrc",
-    ),
-    "ask_detail": (
-        "open it", "show that", "what does it say?", "count the words", "run that script", "edit it",
-        "what's inside it?", "change that file", "read it to me",
-    ),
-}  # fmt: skip
