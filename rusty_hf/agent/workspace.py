@@ -34,9 +34,12 @@ so each ``cargo`` command builds afresh.
 
 What is not carried over: file modes of new files (an executable bit set by one command is gone in
 the next), symlinks and empty directories a command creates, and any change made by a command that
-timed out or was killed (``CommandResult.note`` says so). Every change is journalled with the file's old bytes: :meth:`Workspace.undo`
-puts back a whole step (``begin_change`` opens one; rusty-terminal opens one per request, ``:undo``). The sandbox's ``Limits.disk_mb`` bounds
+timed out or was killed (``CommandResult.note`` says so). The sandbox's ``Limits.disk_mb`` bounds
 the workspace size; a larger one is refused with a message naming the fix.
+
+Once a step is open (:meth:`Workspace.begin_change`; rusty-terminal opens one per request), every
+change is journalled with the file's old bytes, and :meth:`Workspace.undo` puts the whole step back
+(rusty-terminal's ``:undo``).
 """
 
 from __future__ import annotations
@@ -139,22 +142,27 @@ class Workspace:
     def undo(self) -> list[str]:
         """Put back what the last step with changes wrote or deleted; returns those paths ([]: nothing to undo).
 
-        A file the step created is removed, one it changed or deleted gets its old bytes back.
+        A file the step created is removed, one it changed or deleted gets its old bytes back; a path that
+        can no longer be written is listed with why, and the rest of the step is still put back.
         """
         while self._undo and not self._undo[-1]:
             self._undo.pop()
         if not self._undo:
             return []
         step, self._journal = self._undo.pop(), False
+        failed: dict[str, str] = {}
         try:
             for path, old in reversed(step):
-                if old is None:
-                    self.delete_file(path)
-                else:
-                    self.write_file(path, old)
+                try:
+                    if old is None:
+                        self.delete_file(path)
+                    else:
+                        self.write_file(path, old)
+                except (PathRefused, OSError) as exc:  # the path became a link, a folder, ...: say so, go on
+                    failed[path] = str(exc)
         finally:
             self._journal = True
-        return sorted({path for path, _ in step})
+        return [f"{p} (not put back: {failed[p]})" if p in failed else p for p in sorted({p for p, _ in step})]
 
     def _remember(self, path: str, dir_fd: int, name: str) -> None:
         """Journal ``path``'s bytes before a change, into the open undo step (if one is open)."""

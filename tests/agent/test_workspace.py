@@ -108,3 +108,17 @@ def test_undo_goes_back_one_step_at_a_time_and_skips_steps_without_changes(ws):
     assert ws.undo() == ["a.txt"] and (ws.root / "a.txt").read_text() == "1"
     assert ws.undo() == ["a.txt"] and not (ws.root / "a.txt").exists()
     assert ws.undo() == []
+
+
+def test_undo_reports_a_path_it_cannot_put_back_and_restores_the_rest(ws, tmp_path):
+    ws.write_file("a.txt", "a0")
+    ws.write_file("sub/b.txt", "b0")
+    ws.begin_change()
+    ws.write_file("a.txt", "a1")
+    ws.write_file("sub/b.txt", "b1")
+    (ws.root / "sub/b.txt").unlink()
+    (ws.root / "sub").rmdir()
+    (ws.root / "sub").symlink_to(tmp_path)  # the folder is now a link out of the work dir: never written through
+    undone = ws.undo()
+    assert undone[0] == "a.txt" and undone[1].startswith("sub/b.txt (not put back: ")
+    assert (ws.root / "a.txt").read_text() == "a0" and not (tmp_path / "b.txt").exists()
