@@ -31,7 +31,7 @@ from rusty_hf.trainers.ppo_config import PPOConfig
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.run import train_and_finish
 from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset, check_rl_arguments
-from rusty_hf.user_errors import UserError, run_recipe
+from rusty_hf.user_errors import run_recipe
 
 
 class CurriculumPPOTrainer(CurriculumMixin, PPOTrainer):
@@ -40,11 +40,6 @@ class CurriculumPPOTrainer(CurriculumMixin, PPOTrainer):
 
 def main(script_args: RLScriptArguments, training_args: PPOConfig, model_args: ModelConfig) -> PPOTrainer:
     check_rl_arguments(script_args, training_args, multi_turn_ok=False, model_name_or_path=model_args.model_name_or_path)  # PPO trains single-turn completions
-    if training_args.beta > 0 and not model_args.model_name_or_path:
-        raise UserError(
-            "beta > 0 penalises KL to a reference checkpoint, and a fresh model has none. Fix: set "
-            "model_name_or_path (e.g. outputs/tiny-sft from recipes/tiny/sft.yaml) or beta: 0."
-        )
     tokenizer = load_tokenizer(script_args.tokenizer_name_or_path)
     reward_funcs, train_dataset = build_reward_funcs(script_args), build_task_dataset(script_args)
     model = add_value_head(load_or_create_model(model_args, script_args, tokenizer, training_args.trust_remote_code))
