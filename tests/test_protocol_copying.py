@@ -229,6 +229,31 @@ def test_the_content_of_a_new_text_file_starts_with_the_quoted_text(slot_table):
     assert bias.field_bonuses(b"", existing, "content", written=written)[1] is None
 
 
+def test_a_new_script_prints_the_word_the_request_asks_it_to_print(slot_table):
+    # "print('smooth')" for every word asked: a small model cannot write a word it was not trained to output
+    bias = CopyBias(slot_table.token_bytes)
+    request = "please add plum_dam.py that prints the word tropical thx"
+    targets = copy_targets([request]).escaped()
+    written = b'{"action": "EDIT", "path": "plum_dam.py", "content": "'
+    _, kept, restrict = bias.field_bonuses(b"print('", targets, "content", written=written)
+    allowed = _allowed(kept, restrict, slot_table)
+    assert allowed and all(b"tropical".startswith(t) for t in allowed)
+    _, kept, restrict = bias.field_bonuses(b"print('tropical", targets, "content", written=written)
+    assert all(t.startswith(b"'") for t in _allowed(kept, restrict, slot_table))  # then the literal closes
+    # other code of the script, and a file the workspace has, stay the model's
+    assert bias.field_bonuses(b"import sys", targets, "content", written=written)[1] is None
+    existing = copy_targets([request], workspace_names=["plum_dam.py"]).escaped()
+    assert bias.field_bonuses(b"print('", existing, "content", written=written)[1] is None
+
+
+def test_the_printed_word_follows_a_verb_of_printing_even_misspelt():
+    words = {r: copy_targets([r]).words for r in (
+        "make x.py print the word cozy", "x.py should print maroon, write it", "set up x.py to prnt fast",
+        "I want a script x.py whose output is calm", "create hello.py that prints hello", "create fib.py")}  # fmt: skip
+    assert list(words.values()) == [("cozy",), ("maroon",), ("fast",), ("calm",), ("hello",), ()]
+    assert copy_targets(["make x.py print 'fast oyster'"]).quoted == {"fast oyster"}  # a quoted text is offered too
+
+
 def test_a_copy_locks_at_its_first_byte_in_a_command_and_at_its_third_in_a_message(slot_table):
     bias = CopyBias(slot_table.token_bytes)
     targets = copy_targets(["cat flag/customer_patch.py"]).escaped()

@@ -52,6 +52,10 @@ Stricter locks where a half copy is never meant:
   quoted values the action has not used, locked until it is whole, and then closes (``echo 'call mom`` +
   ``.txt`` was written); so does the content of an EDIT that creates a file other than Python code. The model otherwise writes a word it remembers first and copies
   after it (``echo 'fuzzy fast oyster ready'`` for "fast oyster ready"; ``f`` starts both);
+- the text a new Python script prints (``print('`` opening its content) is the user's: a value they quoted,
+  or the word after a verb of printing ("prints the word purple", "prnt fast"), whole, and then the literal
+  closes. Every model wrote ``print('smooth')`` whatever was asked (create_script 0 on every split; with
+  this, 5 of 6 on the development split);
 - the file a redirect writes to (``>> ``, ``> ``) is one the conversation names, where it names one:
   ``echo 'heavy hook ok' >> entry_fence.txt`` went to a file of the workspace the user never named;
 - sed's ``s/OLD/NEW/``, given the workspace (``copy_targets(..., root=)``): OLD is a quoted value one of
@@ -110,6 +114,10 @@ _WORD_TEXT = re.compile(r"[A-Za-z0-9]")
 _CLOSED = re.compile(rb'"(?:command|path|content|message)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _LINE_ID = re.compile(r"[0-9a-f]{6,40}|\d+[:.]?")  # what leads a line of `git log --oneline` or a numbered list
 _PATH = re.compile(rb'"path"\s*:\s*"((?:[^"\\]|\\.)*)"')
+# A word of the request standing alone (not a part of "add_dome.py" or "src/app.py")
+_PLAIN_WORD = re.compile(r"(?<![\w./'-])[A-Za-z0-9]+(?![\w/'-]|\.\w)")
+# A new script's first statement printing a literal, being written: `print('pur` (JSON-escaped)
+_PRINT_LITERAL = re.compile(rb"^print\((?P<quote>'|\\\")(?P<text>[^'\\]*)$")
 
 
 def escape_for_json_string(text: str) -> bytes:
@@ -150,6 +158,7 @@ class CopyTargets:
     lines: tuple[str, ...] = ()
     paths: frozenset[str] = frozenset()  # the workspace's files and folders
     present: frozenset[str] = frozenset()  # the quoted values a file of the workspace holds
+    words: tuple[str, ...] = ()  # what a new script may print (`_printed_words` of the request)
 
     def escaped(self) -> "EscapedTargets":
         """The same in the JSON-escaped byte form an open string is in (what `CopyBias` matches)."""
@@ -157,7 +166,8 @@ class CopyTargets:
         quoted = frozenset(escape_for_json_string(n) for n in self.quoted)
         lines = tuple(escape_for_json_string(line) for line in self.lines if line not in self.names)
         paths = frozenset(escape_for_json_string(p) for p in self.paths)
-        return EscapedTargets(names, quoted, lines, paths, frozenset(escape_for_json_string(v) for v in self.present))
+        present = frozenset(escape_for_json_string(v) for v in self.present)
+        return EscapedTargets(names, quoted, lines, paths, present, tuple(escape_for_json_string(w) for w in self.words))
 
 
 @dataclass(frozen=True)
@@ -167,6 +177,7 @@ class EscapedTargets:
     lines: tuple[bytes, ...] = ()
     paths: frozenset[bytes] = frozenset()
     present: frozenset[bytes] = frozenset()
+    words: tuple[bytes, ...] = ()
 
 
 def output_lines(text: str) -> list[str]:
@@ -195,7 +206,36 @@ def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = (), ro
     quoted = {next(g for g in m.groups() if g is not None) for text in sources for m in _QUOTED.finditer(text)}
     lines = dict.fromkeys(line for text in sources[1:] for line in output_lines(text))
     present = _held_by_files(quoted, root, workspace_names) if root is not None and quoted else frozenset()
-    return CopyTargets(tuple(names), frozenset(quoted), tuple(lines), frozenset(workspace_names), present)
+    words = tuple(_printed_words(sources[0])) if sources else ()
+    return CopyTargets(tuple(names), frozenset(quoted), tuple(lines), frozenset(workspace_names), present, words)
+
+
+_PRINT_VERBS = ("print", "prints", "printing", "output", "outputs", "say", "says", "echo", "echoes")
+_PRINT_FILLERS = frozenset({"the", "word", "words", "text", "just", "only", "out", "is", "a", "string", "line"})
+
+
+def _printed_words(request: str) -> list[str]:
+    """The word of ``request`` a new script prints: the first after a verb of printing ("prints the word
+    purple" -> purple; a typo of the verb counts: "prnt"); none where no such verb leads one."""
+    words = _PLAIN_WORD.findall(request)
+    for i, word in enumerate(words):
+        if any(_one_typo_away(word.lower(), verb) for verb in _PRINT_VERBS):
+            after = [w for w in words[i + 1 :] if w.lower() not in _PRINT_FILLERS]
+            if after:
+                return after[:1]
+    return []
+
+
+def _one_typo_away(word: str, verb: str) -> bool:
+    """``word`` is ``verb``, or ``verb`` with one letter dropped or two neighbours swapped (how requests misspell)."""
+    if word == verb:
+        return True
+    if len(word) == len(verb) - 1:
+        return any(verb[:i] + verb[i + 1 :] == word for i in range(len(verb)))
+    if len(word) == len(verb):
+        diff = [i for i in range(len(word)) if word[i] != verb[i]]
+        return len(diff) == 2 and diff[1] == diff[0] + 1 and word[diff[0]] == verb[diff[1]] and word[diff[1]] == verb[diff[0]]
+    return False
 
 
 def _held_by_files(values: set[str], root: str | os.PathLike, names: list[str], max_files: int = 200,
@@ -360,6 +400,18 @@ class CopyBias:
             if ends:
                 out = {t: self.bonus if target else self.start_bonus for end in ends for t in self._tokens_starting(end)}
                 return out, sorted({t for end in ends for t in self._tokens_starting(end, self._all)}), self.all_tokens
+        printed = _PRINT_LITERAL.match(value) if _new_script_content(field, written, targets) else None
+        if printed is not None:  # what a new script prints is the user's: a value they quoted, or one of their words
+            text, quote = printed.group("text"), printed.group("quote")
+            done = set(_CLOSED.findall(written))  # not the script's own path
+            values = [v for v in (*sorted(targets.quoted), *targets.words) if v not in done]
+            ends = [v[len(text) :] for v in values if v.startswith(text) and v != text]
+            kept = {t for end in ends for t in self._tokens_starting(end, self._all)}
+            if text in values:  # a whole one: the literal closes
+                kept.update(self.quote_tokens[quote])
+            if kept:
+                bonus = self.bonus if text else self.quoted_bonus
+                return {t: bonus for end in ends for t in self._tokens_starting(end)}, sorted(kept), self.all_tokens
         out, kept, found, copied, finished_quoted = self._bias(value, names, quoted, MSG_LOCK_AFTER if field == "message" else LOCK_AFTER)
         quote, argument = _open_argument(value) if field == "command" else (None, None)
         if _new_file_content(field, written, targets):
@@ -409,6 +461,12 @@ def _new_file_content(field: str, written: bytes, targets: "EscapedTargets") -> 
     it closed is no file of the workspace and does not end in .py): a text the user quoted is that content."""
     path = _PATH.search(written) if field == "content" else None
     return path is not None and not path.group(1).endswith(b".py") and path.group(1) not in targets.paths
+
+
+def _new_script_content(field: str, written: bytes, targets: "EscapedTargets") -> bool:
+    """Whether ``field`` is the content of an EDIT that creates a Python file (a .py path no file of the workspace has)."""
+    path = _PATH.search(written) if field == "content" else None
+    return path is not None and path.group(1).endswith(b".py") and path.group(1) not in targets.paths
 
 
 def _starts_a_name(value: bytes, at: int) -> bool:
