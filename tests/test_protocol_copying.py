@@ -222,6 +222,12 @@ def test_the_content_of_a_new_text_file_starts_with_the_quoted_text(slot_table):
     _, kept, restrict = bias.field_bonuses(b"", copy_targets(request).escaped(), "content", written=written)
     allowed = _allowed(kept, restrict, slot_table)
     assert allowed and all(b"tame lily set".startswith(t) for t in allowed)
+    # whole: the line ends and the string closes ("tame lily set])\n ..." was written)
+    _, kept, restrict = bias.field_bonuses(b"tame lily set", copy_targets(request).escaped(), "content", written=written)
+    allowed = _allowed(kept, restrict, slot_table)
+    assert allowed and all(b'\\n"'.startswith(t) for t in allowed)
+    _, kept, restrict = bias.field_bonuses(b"tame lily set\\n", copy_targets(request).escaped(), "content", written=written)
+    assert {t[:1] for t in _allowed(kept, restrict, slot_table)} == {b'"'}
     # Python code, or a file the workspace has (its content goes first): the model's
     code = written.replace(b"plum_dam.txt", b"plum_dam.py")
     assert bias.field_bonuses(b"", copy_targets(request).escaped(), "content", written=code)[1] is None

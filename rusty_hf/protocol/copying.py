@@ -50,8 +50,10 @@ Stricter locks where a half copy is never meant:
 - sed's script begins with its own ``s``, not a copy (the ``s`` of 'stormy' locked ``sed -i 'stormy/ready/'``);
 - a quote that opens a command's argument (after a space; not sed's script) starts one of the request's
   quoted values the action has not used, locked until it is whole, and then closes (``echo 'call mom`` +
-  ``.txt`` was written); so does the content of an EDIT that creates a file other than Python code. The model otherwise writes a word it remembers first and copies
-  after it (``echo 'fuzzy fast oyster ready'`` for "fast oyster ready"; ``f`` starts both);
+  ``.txt`` was written); so does the content of an EDIT that creates a file other than Python code, which
+  then ends its line and closes (not ``slow wave ok])\n    ready = ...``). The model otherwise writes a word
+  it remembers first and copies after it (``echo 'fuzzy fast oyster ready'`` for "fast oyster ready"; ``f``
+  starts both);
 - the text a new Python script prints (``print('`` opening its content) is the user's: a value they quoted,
   or the word after a verb of printing ("prints the word purple", "prnt fast"), whole, and then the literal
   closes. Every model wrote ``print('smooth')`` whatever was asked (create_script 0 on every split; with
@@ -420,11 +422,16 @@ class CopyBias:
             if quote is not None and argument in quoted:  # copied whole: the argument's quote closes it
                 return out, self.quote_tokens[quote], self.all_tokens
             ends = [n[len(argument):] for n in names if n in quoted and n not in value and n.startswith(argument) and n != argument]
-            if ends:
-                for end in ends:
-                    for token in self._tokens_starting(end):
-                        out[token] = max(out.get(token, 0.0), self.quoted_bonus)
-                return out, sorted({t for end in ends for t in self._tokens_starting(end, self._all)}), self.all_tokens
+            for end in ends:
+                for token in self._tokens_starting(end):
+                    out[token] = max(out.get(token, 0.0), self.quoted_bonus)
+            locked = {t for end in ends for t in self._tokens_starting(end, self._all)}
+            if quote is None and argument in quoted:  # a new file's content, whole: its line ends, then the string
+                locked.update(self._tokens_starting(b'\\n"', self._all))  # (not "slow wave ok])\n    ready = ...")
+            elif quote is None and argument.endswith(b"\\n") and argument[:-2] in quoted:
+                locked.update(self.closing_tokens)
+            if locked:
+                return out, sorted(locked), self.all_tokens
         restrict = self.name_tokens
         if kept == []:  # a copy just finished: the word ends; after a quoted value, the quote closes next
             restrict = self.phrase_word_tokens if finished_quoted else self.word_tokens
