@@ -49,6 +49,7 @@ from rusty_hf.tokenizer import generation_eos_ids
 MAX_RESULT_CHARS = 2000  # what the model sees of a command's output (its tail)
 MAX_REPEATS = 2  # times one action may run in a row within a user message
 REPEAT_NOTE = "[not run again: the same action came {n} times in a row. Tell Rusty what to do differently.]"
+REWRITE_NOTE = "[not written: {path} was written by the step before, and nothing ran since. Say what to change in it.]"
 
 
 @dataclass
@@ -61,7 +62,8 @@ class Step:
     executed: bool = False  # False for MSG, a dry run, a refusal, or no valid action
     error: ProtocolError | None = None  # set when every retry was malformed
     retries: int = 0
-    repeated: bool = False  # the same action as the last MAX_REPEATS ones: not run, the turn ends
+    repeated: bool = False  # the same action as the last MAX_REPEATS ones, or an EDIT of the file the one before
+    # wrote (nothing new was learned in between): not run, the turn ends
 
 
 class AgentSession:
@@ -124,17 +126,23 @@ class AgentSession:
         self.messages.append({"role": "user", "content": user_text})
         self.workspace.begin_change()
         previous: list[Action] = []
+        written = None  # the file the step before wrote, if it was an EDIT that was applied
         for _ in range(self.max_steps):
             step = self._next_action()
             if step.action is not None and step.action.action != "MSG":
                 if len(previous) >= MAX_REPEATS and all(a == step.action for a in previous[-MAX_REPEATS:]):
                     step.repeated = True
                     step.result = REPEAT_NOTE.format(n=MAX_REPEATS + 1)
+                elif step.action.action == "EDIT" and step.action.path == written:  # "wrote x.py" says nothing new
+                    step.repeated = True
+                    step.result = REWRITE_NOTE.format(path=step.action.path)
+                if step.repeated:
                     self.messages.append({"role": "tool", "name": step.action.action, "content": step.result})
                     yield step
                     return
                 previous.append(step.action)
                 step.result, step.executed = self.execute(step.action)
+                written = step.action.path if step.action.action == "EDIT" and step.executed else None
                 self.messages.append({"role": "tool", "name": step.action.action, "content": step.result})
             yield step
             if step.action is None or step.action.action == "MSG":

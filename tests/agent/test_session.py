@@ -118,6 +118,25 @@ def test_an_action_is_not_run_a_third_time_in_a_row(make_session):
     assert (session.workspace.root / "log.txt").read_text() == "again\nagain\n"
 
 
+def test_a_file_is_not_written_again_right_after_it_was_written(make_session):
+    # After "create hello.py that prints hello" wrote print('hello'), the tiny model's next step wrote the
+    # same file again with a word it remembers: with nothing run in between, it learned nothing new
+    session = _replying(make_session(max_steps=4), '{"action": "EDIT", "path": "hello.py", "content": "print(1)"}',
+                        '{"action": "EDIT", "path": "hello.py", "content": "print(2)"}')  # fmt: skip
+    steps = list(session.respond("create hello.py that prints 1"))
+    assert [s.executed for s in steps] == [True, False] and steps[-1].repeated
+    assert "not written: hello.py" in steps[-1].result and session.messages[-1]["content"] == steps[-1].result
+    assert (session.workspace.root / "hello.py").read_text() == "print(1)"
+    # another file, or the same one after a command ran, is written
+    session = _replying(make_session(max_steps=3), '{"action": "EDIT", "path": "a.py", "content": "x = 1"}',
+                        '{"action": "CMD", "command": "python3 a.py"}', '{"action": "EDIT", "path": "a.py", "content": "x = 2"}')  # fmt: skip
+    assert [s.executed for s in session.respond("write a.py, run it, fix it")] == [True, True, True]
+    # an EDIT that was not applied (a dry run) is no write to repeat
+    session = _replying(make_session(max_steps=2, dry_run=True), '{"action": "EDIT", "path": "b.py", "content": "x"}',
+                        '{"action": "EDIT", "path": "b.py", "content": "y"}')  # fmt: skip
+    assert [s.repeated for s in session.respond("write b.py")] == [False, False]
+
+
 def test_undo_puts_back_what_the_last_reply_wrote_and_tells_the_model(make_session):
     session = make_session(copy=False)  # the memorised reply, not one the workspace's names steer
     session.workspace.write_file("notes.txt", "my own notes")
