@@ -402,7 +402,8 @@ class CopyBias:
             if ends:
                 out = {t: self.bonus if target else self.start_bonus for end in ends for t in self._tokens_starting(end)}
                 return out, sorted({t for end in ends for t in self._tokens_starting(end, self._all)}), self.all_tokens
-        printed = _PRINT_LITERAL.match(value) if _new_script_content(field, written, targets) else None
+        created = _created_file(field, written, targets)  # the content of a file this EDIT creates, or None
+        printed = _PRINT_LITERAL.match(value) if created is not None and created.endswith(b".py") else None
         if printed is not None:  # what a new script prints is the user's: a value they quoted, or one of their words
             text, quote = printed.group("text"), printed.group("quote")
             done = set(_CLOSED.findall(written))  # not the script's own path
@@ -416,7 +417,7 @@ class CopyBias:
                 return {t: bonus for end in ends for t in self._tokens_starting(end)}, sorted(kept), self.all_tokens
         out, kept, found, copied, finished_quoted = self._bias(value, names, quoted, MSG_LOCK_AFTER if field == "message" else LOCK_AFTER)
         quote, argument = _open_argument(value) if field == "command" else (None, None)
-        if _new_file_content(field, written, targets):
+        if created is not None and not created.endswith(b".py"):  # a text file: a text the user quoted is its content
             argument = value
         if argument is not None:  # the user's quoted text goes here: one of the unused values, whole
             if quote is not None and argument in quoted:  # copied whole: the argument's quote closes it
@@ -463,17 +464,11 @@ def _open_argument(command: bytes) -> tuple[bytes | None, bytes | None]:
     return None, None
 
 
-def _new_file_content(field: str, written: bytes, targets: "EscapedTargets") -> bool:
-    """Whether ``field`` is the content of an EDIT that creates a file other than Python code (the path
-    it closed is no file of the workspace and does not end in .py): a text the user quoted is that content."""
+def _created_file(field: str, written: bytes, targets: "EscapedTargets") -> bytes | None:
+    """The path of the file whose content ``field`` is, where the EDIT creates it (the path it closed is
+    no file of the workspace); None otherwise."""
     path = _PATH.search(written) if field == "content" else None
-    return path is not None and not path.group(1).endswith(b".py") and path.group(1) not in targets.paths
-
-
-def _new_script_content(field: str, written: bytes, targets: "EscapedTargets") -> bool:
-    """Whether ``field`` is the content of an EDIT that creates a Python file (a .py path no file of the workspace has)."""
-    path = _PATH.search(written) if field == "content" else None
-    return path is not None and path.group(1).endswith(b".py") and path.group(1) not in targets.paths
+    return path.group(1) if path is not None and path.group(1) not in targets.paths else None
 
 
 def _starts_a_name(value: bytes, at: int) -> bool:
