@@ -68,3 +68,18 @@ def tiny_tokenizer():
         "import os\nfor name in os.listdir('.'):\n    print(name)\n",
     ] * 40
     return train_tokenizer(texts, vocab_size=288, show_progress=False)
+
+
+@pytest.fixture
+def no_bwrap(monkeypatch):
+    """This host as one without bubblewrap (``RUSTY_SANDBOX_DISABLE=bwrap``) and without the opt-in;
+    the sandbox's layers are detected again before and after."""
+    from rusty_hf.sandbox import capabilities
+    from rusty_hf.sandbox.capabilities import DISABLE_ENV
+    from rusty_hf.sandbox.layers import ALLOW_ENV
+
+    monkeypatch.setenv(DISABLE_ENV, "bwrap")
+    monkeypatch.delenv(ALLOW_ENV, raising=False)
+    yield capabilities(refresh=True)
+    monkeypatch.undo()
+    capabilities(refresh=True)

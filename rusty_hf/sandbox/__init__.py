@@ -50,9 +50,21 @@ Layers, what each isolates and what it does NOT (``SandboxResult.layers`` names 
 ``capabilities()`` probes the layers once per process, caches and logs the answer (with how to
 get bubblewrap when it is missing); ``RUSTY_SANDBOX_DISABLE=bwrap,cgroups,...`` switches layers
 off, and ``caps=capabilities().without(...)`` does so for one call (tests, benchmarks).
+``python -m rusty_hf.sandbox [--describe]`` prints the verdict below (and every layer).
+
+Fail closed (``isolation.py``): without layer 3's filesystem isolation, ``run`` refuses (raises
+``IsolationMissing``, one line naming the fix) and the entry points that run model-written code
+(the RL recipes, evaluation, rusty-terminal, the Space with ``RUSTY_SANDBOX_EXEC=1``) refuse at
+start-up (``require_isolation()``). The one opt-in is ``RUSTY_SANDBOX_ALLOW_UNISOLATED=1``, which
+each process then names in its log. GPU images (no bubblewrap, no apt, no network): bring bwrap's
+binary along (``dpkg-deb -x bubblewrap_*.deb`` elsewhere, copy ``usr/bin/bwrap`` to /usr/local/bin;
+it links libc, libcap and libselinux) and check with ``python -m rusty_hf.sandbox``, since a
+container may forbid the namespaces it needs; or, where the machine is disposable and holds
+nothing of yours, set ``RUSTY_SANDBOX_ALLOW_UNISOLATED=1`` for the run.
 """
 
-from rusty_hf.sandbox.capabilities import capabilities
+from rusty_hf.sandbox.capabilities import capabilities, require_isolation
+from rusty_hf.sandbox.isolation import IsolationMissing
 from rusty_hf.sandbox.layers import SandboxCapabilities
 from rusty_hf.sandbox.limits import Limits
 from rusty_hf.sandbox.namespaces import WORKDIR
@@ -60,11 +72,13 @@ from rusty_hf.sandbox.runner import SandboxError, SandboxResult, run, run_python
 
 __all__ = [
     "WORKDIR",
+    "IsolationMissing",
     "Limits",
     "SandboxCapabilities",
     "SandboxError",
     "SandboxResult",
     "capabilities",
+    "require_isolation",
     "run",
     "run_python",
 ]

@@ -24,7 +24,8 @@ import threading
 from rusty_hf.sandbox.cgroup_discovery import CgroupSupport, detect_cgroups
 from rusty_hf.sandbox.identity import build_uid_helper
 from rusty_hf.sandbox.launch import SandboxError, launch_run
-from rusty_hf.sandbox.layers import INSTALL_HINT, SandboxCapabilities
+from rusty_hf.sandbox.isolation import IsolationSetupError, check_isolation, refusal
+from rusty_hf.sandbox.layers import SandboxCapabilities
 from rusty_hf.sandbox.limits import shell_ulimit_works
 from rusty_hf.sandbox.netns_pool import netns_pool_works
 
@@ -157,13 +158,19 @@ def capabilities(refresh: bool = False) -> SandboxCapabilities:
         if _cached is None or refresh:
             disabled = os.environ.get(DISABLE_ENV, "")
             _cached = detect(skip=tuple(name.strip() for name in disabled.split(",") if name.strip()))
-            layers = ", ".join(_cached.layers())
-            if _cached.bwrap:
-                logger.info("rusty_hf.sandbox layers active: %s", layers)
+            logger.info("rusty_hf.sandbox layers active: %s", ", ".join(_cached.layers()))
+            if (line := refusal(_cached)) is not None:
+                logger.warning(line)  # what every run will raise here, said once before the first one
             else:
-                why = "; ".join(n for n in _cached.notes if n.startswith("bwrap")) or "bwrap unusable"
-                logger.warning(
-                    "rusty_hf.sandbox runs without bubblewrap (%s): no filesystem isolation. Active layers: %s. "
-                    "To enable it: %s", why, layers, INSTALL_HINT,
-                )  # fmt: skip
+                check_isolation(_cached)  # with the opt-in, it logs the notice (once per process)
     return _cached
+
+
+def require_isolation() -> SandboxCapabilities:
+    """At an entry point's start-up: the capabilities, if untrusted code may run here (``isolation.py``).
+
+    Raises:
+        IsolationSetupError: a `SetupError` whose one line names the fix (install bubblewrap) and the
+            opt-in, before anything loads; a recipe's ``run_cli`` prints it and exits 2.
+    """
+    return check_isolation(capabilities(), IsolationSetupError)

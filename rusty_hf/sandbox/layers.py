@@ -18,6 +18,7 @@ from rusty_hf.sandbox.cgroup_discovery import CgroupSupport
 
 BASE_LAYERS = ("workdir", "clean-env", "stdin-null", "session-kill", "timeout", "output-cap")
 INSTALL_HINT = "`apt-get install bubblewrap` (Debian/Ubuntu; `bubblewrap` on other distros too)"
+ALLOW_ENV = "RUSTY_SANDBOX_ALLOW_UNISOLATED"  # the opt-in to runs without bubblewrap (isolation.py)
 
 
 @dataclass(frozen=True)
@@ -109,8 +110,10 @@ class SandboxCapabilities:
         """What is isolated here and what is not, one line per layer."""
         cg = self.cgroups
 
-        def row(on: object, text: str) -> str:
-            return f"  [{'on ' if on else 'off'}] {text}"
+        namespaces = self.bwrap or self.unshare
+
+        def row(on: object, text: str, exposed: str = "") -> str:  # ``exposed``: what a run can do while it is off
+            return f"  [{'on ' if on else 'off'}] {text}" + (f" -- while off, {exposed}" if exposed and not on else "")
 
         lines = [
             f"rusty_hf.sandbox on this host (running as {'root' if self.root else f'uid {os.geteuid()}'}):",
@@ -133,6 +136,8 @@ class SandboxCapabilities:
                 f"bubblewrap{' ' + self.bwrap if self.bwrap else ''}: read-only system, private /tmp, "
                 "in-memory work dir, no network, pid/ipc/uts namespaces, no capabilities"
                 + ("" if self.bwrap else f" -- to enable: {INSTALL_HINT}"),
+                "a run reads and writes every file its uid may: host secrets, the repository, home folders (so "
+                f"runs are refused unless {ALLOW_ENV}=1)",
             ),
             row(
                 self.netns_pool and (self.bwrap or self.unshare),
@@ -142,6 +147,8 @@ class SandboxCapabilities:
             row(
                 self.unshare and not self.bwrap,
                 "unshare fallback: no network, pid/ipc/uts namespaces (host filesystem stays visible)",
+                "" if namespaces else "a run reaches the network (internet, host loopback services) and sees the "
+                "host's processes (and signals those of its uid)",
             ),
             row(
                 self.nonroot_uid,
@@ -149,10 +156,15 @@ class SandboxCapabilities:
                 + (f" (own uid per run via {'the compiled uidswitch' if self.uid_helper else 'setpriv'})"
                    if self.switches_uid else "")
                 + ("" if self.nonroot_uid else ": code runs as root"),
+                "it reaches every file and process root can " + ("inside bubblewrap's view" if self.bwrap else "on the host"),
             ),
-            row(cg.pids_parent, "pids cgroup per run" + _where(cg.pids_parent, cg.version)),
-            row(cg.memory_parent, "memory cgroup per run" + _where(cg.memory_parent, cg.version)),
-            row(cg.kill_parent or "cgroup-kill" in self.layers(), _kill_row(cg)),
+            row(cg.pids_parent, "pids cgroup per run" + _where(cg.pids_parent, cg.version),
+                "a run may start as many processes as RLIMIT_NPROC allows" if self.nproc_rlimit
+                else "a run may start any number of processes (a fork bomb takes the host)"),
+            row(cg.memory_parent, "memory cgroup per run" + _where(cg.memory_parent, cg.version),
+                "N processes may use N times the memory cap (RLIMIT_AS is per process); in-memory files count nowhere"),
+            row(cg.kill_parent or "cgroup-kill" in self.layers(), _kill_row(cg),
+                "" if namespaces else "a daemonised child (setsid) may outlive the run"),
         ]
         return "\n".join(lines + [f"  note: {n}" for n in self.notes])
 
@@ -169,4 +181,4 @@ def _where(parent: str | None, version: int | None) -> str:
     return f" (cgroup v{version}, under {parent})"
 
 
-__all__ = ["BASE_LAYERS", "INSTALL_HINT", "SandboxCapabilities"]
+__all__ = ["ALLOW_ENV", "BASE_LAYERS", "INSTALL_HINT", "SandboxCapabilities"]

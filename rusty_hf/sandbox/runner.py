@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from rusty_hf.sandbox.capabilities import capabilities
 from rusty_hf.sandbox.channel import Channel
+from rusty_hf.sandbox.isolation import check_isolation
 from rusty_hf.sandbox.launch import SandboxError, SandboxResult, launch_run
 from rusty_hf.sandbox.layers import SandboxCapabilities
 from rusty_hf.sandbox.limits import Limits
@@ -55,7 +56,9 @@ def run(
         network: keep the host network (only under namespaces does False actually cut it).
         ro_paths: extra host paths (absolute) made readable, read-only, at the same place.
         env: extra environment variables on top of the clean PATH/HOME/LANG/TMPDIR.
-        caps: layers to use; None uses all that work here (``capabilities()``). For tests/benchmarks.
+        caps: layers to use; None uses all that work here (``capabilities()``), and refuses to run
+            without bubblewrap unless the user opted in (``isolation.py``). Explicit caps are not
+            checked: they are a test's or benchmark's deliberate choice of layers.
         collect_files: once every process of the run is dead, read the work dir's regular files back
             into ``SandboxResult.files``. The work dir is then a host directory (on /dev/shm where it
             can be, charged to the run's memory cgroup) bound in read-write, and the host walks it
@@ -70,10 +73,13 @@ def run(
             Its return value is ``SandboxResult.session_result``; ``SandboxResult.stdout`` stays empty.
 
     Returns:
-        A :class:`SandboxResult`. Raises ValueError for bad arguments and SandboxError only when
-        the sandbox itself cannot start; whatever the command does is reported, never raised.
+        A :class:`SandboxResult`. Raises ValueError for bad arguments, IsolationMissing (a
+        SandboxError, one line naming the fix) where this host cannot isolate the run's filesystem,
+        and SandboxError when the sandbox itself cannot start; whatever the command does is
+        reported, never raised.
     """
-    return launch_run(argv, caps if caps is not None else capabilities(), files=files, timeout=timeout, limits=limits,
+    caps = caps if caps is not None else check_isolation(capabilities())  # fail closed (isolation.py)
+    return launch_run(argv, caps, files=files, timeout=timeout, limits=limits,
                       network=network, ro_paths=ro_paths, env=env, collect_files=collect_files, skip_dirs=skip_dirs,
                       workdir_ro_binds=workdir_ro_binds, session=session)
 
