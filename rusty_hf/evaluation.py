@@ -36,6 +36,7 @@ from rusty_hf.metrics import load_metric
 from rusty_hf.protocol import ProtocolError, parse_action
 from rusty_hf.rewards.execution import default_workers, parse_untrusted, run_python_tests
 from rusty_hf.rewards.extract import extract_code
+from rusty_hf.sandbox import require_isolation
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT, generation_eos_ids
 
 logger = logging.getLogger(__name__)
@@ -233,6 +234,7 @@ def evaluate_model(
     unknown = sorted(set(languages) - set(LANGUAGES))
     if unknown:
         raise ValueError(f"unknown language(s) {unknown}; choose from {list(LANGUAGES)}")
+    require_isolation()  # the samples run in the sandbox: without bubblewrap, one line naming the fix, before generating
     # In memory: no Arrow cache files under ~/.cache, so parallel evaluations never contend for locks.
     pass_at_k = load_metric("pass_at_k", keep_in_memory=True)
     validity = load_metric("protocol_validity", keep_in_memory=True)

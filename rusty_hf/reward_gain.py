@@ -22,7 +22,7 @@ from transformers import set_seed
 from rusty_hf.data.tasks import load_tasks
 from rusty_hf.evaluation import generate_samples, mean_and_stderr, to_inference_device
 from rusty_hf.inference import load_model, load_tokenizer_for
-from rusty_hf.rewards import get_reward_funcs
+from rusty_hf.rewards import get_reward_funcs, require_sandbox_for
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
 from rusty_hf.user_errors import UserError
 
@@ -69,6 +69,7 @@ def score_checkpoint(
     if len(weights) != len(reward_names):
         raise UserError(f"{len(weights)} reward_weights for {len(reward_names)} reward_funcs. Fix: give one weight per reward")
     reward_funcs = get_reward_funcs(reward_names)  # an unknown name fails before the model loads
+    require_sandbox_for(reward_names)  # and so does a host that cannot isolate model code (one line naming the fix)
     rows = [row for language in (languages or ["python"])
             for row in load_tasks(tasks_root, language=language, split=split, system_prompt=RUSTY_SYSTEM_PROMPT)]
     if not rows:

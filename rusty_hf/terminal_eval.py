@@ -34,6 +34,7 @@ from rusty_hf.data.terminal.fixtures import materialize, workspace_paths
 from rusty_hf.evaluation import mean_and_stderr
 from rusty_hf.protocol import Action, ProtocolError, ProtocolLogitsProcessor, parse_action
 from rusty_hf.protocol.copying import copy_sources, copy_targets
+from rusty_hf.sandbox import require_isolation
 from rusty_hf.tokenizer import generation_eos_ids
 
 MAX_STEPS = 3
@@ -190,6 +191,7 @@ def evaluate_terminal(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase
     """
     if split not in ("heldout", "dev"):
         raise ValueError(f"split must be 'heldout' or 'dev', got {split!r}")
+    require_isolation()  # the model's commands run in the sandbox: without bubblewrap, one line naming the fix
     if split == "dev":
         requests = dev_requests(per_intent=dev_per_intent, seed=seed)
         described = f"dev: training phrasings and words on unused fixtures, {dev_per_intent} per trained intent"

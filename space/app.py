@@ -236,12 +236,15 @@ def model_name() -> str:
 def serve() -> None:
     """Check the configuration, load and warm up the model named by the environment, and serve it."""
     from rusty_hf.checkpoints import check_model_source
+    from rusty_hf.sandbox import require_isolation
 
     quantization = os.environ.get("RUSTY_QUANTIZATION", "").strip().lower() or None
     if quantization not in (None, *QUANTIZATIONS):
         raise UserError(f"RUSTY_QUANTIZATION={quantization!r} is not one of {', '.join(QUANTIZATIONS)}. Fix: set one of them, or unset it.")
-    name = check_model_source(model_name())
     sandbox_exec = os.environ.get("RUSTY_SANDBOX_EXEC", "0").lower() in ("1", "true", "yes")
+    if sandbox_exec:  # commands will run: without bubblewrap, one line naming the fix (or the opt-in)
+        require_isolation()
+    name = check_model_source(model_name())
 
     import torch
 

@@ -189,10 +189,13 @@ def handle_line(line: str, session: AgentSession, printer: ReplyPrinter | None =
 def start_session(args: argparse.Namespace, printer: ReplyPrinter) -> AgentSession:
     """Check the arguments, load the model, warm it up (so the first reply is quick) and open the session."""
     from rusty_hf.checkpoints import check_model_source
+    from rusty_hf.sandbox import require_isolation
     from rusty_hf.user_errors import NoSuchPathError
 
     if not Path(args.workdir).expanduser().is_dir():
         raise NoSuchPathError(f"no such folder: {args.workdir} (--workdir). Fix: create it, or pass an existing folder.")
+    if not args.dry_run:  # commands will run: without bubblewrap, one line naming the fix (or the opt-in)
+        require_isolation()
     check_model_source(args.model)  # before torch loads: a wrong path fails at once
     from rusty_hf.agent.session import AgentSession
     from rusty_hf.agent.workspace import Workspace

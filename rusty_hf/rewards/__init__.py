@@ -23,6 +23,7 @@ from rusty_hf.rewards.rust import get_rust_reward, rust_reward
 from rusty_hf.rewards.teacher import get_teacher_reward, teacher_reward_from_env
 from rusty_hf.rewards.terminal import get_terminal_reward, terminal_reward
 from rusty_hf.protocol.reward import protocol_reward
+from rusty_hf.sandbox import require_isolation
 from rusty_hf.user_errors import UserError
 
 REWARD_FUNCS: dict[str, Callable[..., list[float | None]]] = {
@@ -37,6 +38,16 @@ REWARD_FUNCS: dict[str, Callable[..., list[float | None]]] = {
 REWARD_FACTORIES: dict[str, Callable[[], Callable[..., list[float | None]]]] = {
     "teacher": teacher_reward_from_env,
 }
+
+# Rewards that run model-written code or commands in rusty_hf.sandbox, which refuses without bubblewrap.
+SANDBOXED_REWARDS = frozenset({"execution", "rust", "terminal"})
+
+
+def require_sandbox_for(names: list[str]) -> None:
+    """At start-up: raise the sandbox's one-line `SetupError` (install bubblewrap, or the opt-in) when a
+    reward in ``names`` runs model code and this host cannot isolate it; do nothing otherwise."""
+    if SANDBOXED_REWARDS.intersection([names] if isinstance(names, str) else names):
+        require_isolation()
 
 
 def get_reward_funcs(names: list[str]) -> list[Callable[..., list[float | None]]]:
@@ -57,6 +68,7 @@ def get_reward_funcs(names: list[str]) -> list[Callable[..., list[float | None]]
 __all__ = [
     "REWARD_FACTORIES",
     "REWARD_FUNCS",
+    "SANDBOXED_REWARDS",
     "execution_reward",
     "get_execution_reward",
     "get_reward_funcs",
@@ -64,6 +76,7 @@ __all__ = [
     "get_teacher_reward",
     "get_terminal_reward",
     "protocol_reward",
+    "require_sandbox_for",
     "rust_reward",
     "terminal_reward",
 ]

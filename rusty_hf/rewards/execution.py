@@ -65,7 +65,7 @@ from pathlib import Path
 from rusty_hf.rewards.extract import completion_text, extract_code
 from rusty_hf.rewards.python_tests import TESTS_FILE, TestReport, run_tests  # noqa: F401 (TESTS_FILE: for CodingEnv)
 from rusty_hf.rewards.remote import Remote
-from rusty_hf.sandbox import Limits, SandboxResult, run
+from rusty_hf.sandbox import IsolationMissing, Limits, SandboxResult, run
 from rusty_hf.sandbox.channel import Channel
 
 logger = logging.getLogger(__name__)
@@ -194,9 +194,17 @@ def _score(completion, tests, language, *, parse_weight, pass_weight, timeout, l
     return _Sample(parse_weight + pass_weight * outcome.fraction, outcome.status, True, outcome.fraction)
 
 
+_REFUSALS_SAID: set[str] = set()
+
+
 def _safe_score(*args, **kwargs) -> _Sample:
     try:
         return _score(*args, **kwargs)
+    except IsolationMissing as exc:  # no bubblewrap here: every sample is refused; say so once, not per sample
+        if str(exc) not in _REFUSALS_SAID:
+            _REFUSALS_SAID.add(str(exc))
+            logger.error("execution_reward: every sample gets reward None: %s", exc)
+        return _Sample(None, "error")
     except Exception as exc:  # a broken sample must not stop the training run
         logger.warning("execution_reward: sample skipped (reward None): %s: %s", type(exc).__name__, exc)
         return _Sample(None, "error")

@@ -50,7 +50,7 @@ from rusty_hf.rewards.rust_cache import ScoreCache, cache_key
 from rusty_hf.rewards.rust_compile import DEFAULT_TEST_TIMEOUT, CompileResult, compile_rust, harness_fingerprint
 from rusty_hf.rewards.rust_harness import DEFAULT_REFERENCES, ReferenceCache, TaskReferenceError
 from rusty_hf.rewards.rust_toolchain import RustToolchain, RustToolchainError, find_toolchain
-from rusty_hf.sandbox import Limits
+from rusty_hf.sandbox import IsolationMissing, Limits
 
 logger = logging.getLogger(__name__)
 
@@ -268,6 +268,9 @@ def get_rust_reward(
             )  # fmt: skip
         except RustToolchainError:
             raise
+        except IsolationMissing as exc:  # no bubblewrap here: every sample is refused, said once
+            warn_once(f"every Rust sample gets reward None: {exc}")
+            return {"status": "error"}
         except TaskReferenceError as exc:  # the task is broken, not the sample: said once per task
             warn_once(f"samples of a task get reward None: its reference solution is unusable: {exc}")
             return {"status": "reference_error"}

@@ -18,7 +18,8 @@ import datasets
 
 from rusty_hf.configs import RLScriptArguments
 from rusty_hf.data.tasks import load_tasks
-from rusty_hf.rewards import get_reward_funcs
+from rusty_hf.rewards import get_reward_funcs, require_sandbox_for
+from rusty_hf.sandbox import require_isolation
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
 from rusty_hf.user_errors import UserError
 
@@ -78,7 +79,8 @@ def check_rl_arguments(script_args: RLScriptArguments, training_args: object, mu
                        model_name_or_path: str | None = None) -> None:  # fmt: skip
     """What the RL configs cannot check alone, before anything loads: one weight per reward function, a
     multi-turn environment only where the trainer has one (``multi_turn_ok``: GRPO's environment_factory),
-    and a KL term (``beta``) only with a checkpoint to stay near (``model_name_or_path``; unset: a fresh model)."""
+    a KL term (``beta``) only with a checkpoint to stay near (``model_name_or_path``; unset: a fresh model), and
+    a sandbox that isolates model code where a reward or the environment runs it (``rusty_hf.sandbox.isolation``)."""
     if not model_name_or_path and getattr(training_args, "beta", 0.0):
         raise UserError(f"beta: {training_args.beta} keeps the policy near the checkpoint it starts from, and a fresh model "
                         "(model_name_or_path unset) has none. Fix: pass --model_name_or_path outputs/tiny-sft (the SFT "
@@ -90,6 +92,11 @@ def check_rl_arguments(script_args: RLScriptArguments, training_args: object, mu
     if weights is not None and script_args.environment is None and len(weights) != len(script_args.reward_funcs):
         raise UserError(f"reward_weights has {len(weights)} values for {len(script_args.reward_funcs)} reward functions "
                         f"{script_args.reward_funcs}. Fix: give one weight per reward function, or leave reward_weights unset.")
+    # Model code runs at every step: without bubblewrap (and without the opt-in) refuse now, in one line naming
+    # the fix, instead of at the first reward (isolation.py); with the opt-in, the run's log names it here.
+    if script_args.environment is not None:
+        require_isolation()  # the environment runs the model's commands
+    require_sandbox_for(script_args.reward_funcs)
 
 
 def build_reward_funcs(script_args: RLScriptArguments) -> list[Callable[..., list[float | None]]]:
