@@ -12,8 +12,15 @@ START=$SECONDS
 stage() { printf '\n==> [%s] %s  (%ds elapsed)\n' "$1" "$2" "$((SECONDS - START))"; }
 
 stage 0/8 "installing rusty_hf from the lock (constraints.txt; torch as the CPU wheel; the CPU kernels compiled once)"
+# Model-written code runs only under bubblewrap (rusty_hf/sandbox/isolation.py): installed here where we can
+# (root with apt-get, as tests/run.sh does); elsewhere the check below stops the run with the one line naming the fix.
+if ! command -v bwrap >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null) \
+        || echo "note: could not install bubblewrap with apt-get"
+fi
 bash recipes/install.sh
 export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}" TOKENIZERS_PARALLELISM=false PATH="$HOME/.cargo/bin:$PATH"
+python3 -m rusty_hf.sandbox  # "isolated (...)", or the RUSTY_SANDBOX_ALLOW_UNISOLATED notice; exit 2 before training
 FIXTURES="$OUT_DIR/terminal_fixtures"  # the terminal requests' small git repositories, built once
 
 stage 1/8 "tokenizer (24K byte-level BPE, recipes/build_tokenizer.py)"

@@ -90,3 +90,12 @@ def test_space_refuses_to_serve_commands(no_bwrap, monkeypatch, capsys):
     monkeypatch.setenv("RUSTY_SANDBOX_EXEC", "1")
     assert import_space_app().main() == 2
     assert _the_line(capsys.readouterr().err)
+
+
+def test_sft_terminal_dialogs_refuse_before_running_reference_commands(no_bwrap, tmp_path):
+    from rusty_hf.data.sft_data import terminal_dialogs
+
+    with pytest.raises(SetupError) as refused:
+        terminal_dialogs(4, multi_turn_share=0.5, cache_dir=tmp_path)
+    assert _the_line(str(refused.value))
+    assert len(terminal_dialogs(4, multi_turn_share=0.0, cache_dir=tmp_path)) == 4  # single-turn rows run nothing

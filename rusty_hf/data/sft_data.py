@@ -24,6 +24,7 @@ import datasets
 
 from rusty_hf.data.dialogs import Message, synthetic_dialogs
 from rusty_hf.data.tasks import DEFAULT_ROOT, LANGUAGES, build_messages, iter_task_folders, read_task
+from rusty_hf.sandbox import require_isolation
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
 
 
@@ -70,6 +71,8 @@ def terminal_dialogs(n: int, seed: int = 0, multi_turn_share: float = 0.2, cache
 
     from rusty_hf.data.terminal.dataset import sft_messages, training_requests
 
+    if multi_turn_share or closing_share:  # commands will run in the sandbox: without bubblewrap, one line now
+        require_isolation()
     requests = training_requests(n, seed=seed, multi_turn_share=multi_turn_share, closing_share=closing_share)
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(lambda r: sft_messages(r, cache_dir), requests))
