@@ -12,9 +12,11 @@ settings it was measured with. A new evaluation is one more reader in `EVALUATIO
 the report (a dict) to a `CardEvaluation` (its body section and its model-index rows).
 
 Metadata: license, ``library_name``, ``pipeline_tag``, tags, ``base_model`` (a Hub id only), ``datasets``
-with stable names (`TASKS_DATASET` etc.: the data rusty_hf builds from the repository; no counts or
-dates in them, so results line up across runs) and ``model-index``. No local absolute path reaches the
-card: paths in the recipe are made relative to the working directory, or cut to their last part.
+(Hub datasets only: a recipe's ``dataset_name``, or what the caller names; the data rusty_hf generates
+from its repository is no Hub dataset, so the body links its generators instead) and ``model-index``
+(dataset types with stable names, `TASKS_DATASET` etc.: no counts or dates, so results line up across
+runs). No local absolute path reaches the card: paths in the recipe are made relative to the working
+directory, or cut to their last part.
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ class RecipeFacts:
 
     base: str | None = None  # model_name_or_path (paths scrubbed); None: trained from fresh weights
     rewards: list[tuple[str, float]] = field(default_factory=list)  # (registry name, weight); empty unless RL
-    datasets: list[str] = field(default_factory=list)
+    datasets: list[str] = field(default_factory=list)  # Hub dataset ids (the recipe's dataset_name)
+    data: list[str] = field(default_factory=list)  # data generated from the repository (`GENERATED_DATA` names)
 
 
 def recipe_facts(recipe: str | None) -> RecipeFacts:
@@ -58,16 +61,17 @@ def recipe_facts(recipe: str | None) -> RecipeFacts:
     names = list(values.get("reward_funcs") or (["execution", "protocol"] if rl else []))  # the RL default
     weights = values.get("reward_weights") or [1.0] * len(names)
     if values.get("dataset_name"):
-        datasets = [values["dataset_name"]]
+        data = []
     elif "PretrainScriptArguments" in recipe:
-        datasets = [CODE_CORPUS_DATASET]
+        data = [CODE_CORPUS_DATASET]
     elif rl:
-        datasets = [TASKS_DATASET] + ([TERMINAL_DATASET] if values.get("num_terminal") else [])
+        data = [TASKS_DATASET] + ([TERMINAL_DATASET] if values.get("num_terminal") else [])
     else:  # SFT: the dialogs, terminal requests and training tasks that the recipe asked for
-        datasets = (([DIALOGS_DATASET] if values.get("num_dialogs", 1) else [])
-                    + ([TERMINAL_DATASET] if values.get("num_terminal") else [])
-                    + ([TASKS_DATASET] if values.get("task_repeats", 1) else []))  # fmt: skip
-    return RecipeFacts(values.get("model_name_or_path"), list(zip(names, map(float, weights))), datasets)
+        data = (([DIALOGS_DATASET] if values.get("num_dialogs", 1) else [])
+                + ([TERMINAL_DATASET] if values.get("num_terminal") else [])
+                + ([TASKS_DATASET] if values.get("task_repeats", 1) else []))  # fmt: skip
+    hub = [values["dataset_name"]] if values.get("dataset_name") else []
+    return RecipeFacts(values.get("model_name_or_path"), list(zip(names, map(float, weights))), hub, data)
 
 
 @dataclass
@@ -243,7 +247,8 @@ def write_model_card(
             held-out loss); None keeps an existing card's.
         recipe: the YAML that produced the model (text or a path); None keeps ``training_recipe.yaml``.
         base_model: Hub id the model was fine-tuned from; None keeps an existing card's.
-        datasets: Hub dataset ids trained on; None keeps an existing card's, else what the recipe names.
+        datasets: Hub dataset ids trained on; None keeps an existing card's. The recipe's ``dataset_name``
+            is added; the names of generated data (`RUSTY_DATASETS`) never are (older cards had them).
         tags: Hub tags, merged with an existing card's.
         license: an SPDX-style Hub license id.
         model_name: the card title and model-index name (default: the folder name, or the existing card's).
@@ -259,11 +264,12 @@ def write_model_card(
     evaluations = read_evaluations(folder)
     if datasets is None:
         datasets = old.data.datasets if old is not None and old.data.datasets else []
-    datasets = list(dict.fromkeys([*datasets, *facts.datasets]))  # what the base saw, then this run's data
+    # What the base saw, then this run's data: Hub datasets only, so no name points at a dataset that is not there.
+    datasets = [d for d in dict.fromkeys([*datasets, *facts.datasets]) if d not in RUSTY_DATASETS]
     data = ModelCardData(
         license=license, library_name="transformers", pipeline_tag="text-generation",
         tags=list(dict.fromkeys([*tags, *((old.data.tags or []) if old is not None else [])])),
-        base_model=base_model or (old.data.base_model if old is not None else None), datasets=list(datasets or []) or None,
+        base_model=base_model or (old.data.base_model if old is not None else None), datasets=datasets or None,
         model_name=name, eval_results=[r for e in evaluations for r in e.results] + _metric_results(metrics) or None,
     )
     text = body(name, name if "/" in name else folder.resolve().name, recipe, facts, evaluations, metrics, license,

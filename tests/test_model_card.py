@@ -10,7 +10,7 @@ import yaml
 from huggingface_hub import ModelCard, ModelCardData
 from huggingface_hub.repocard_data import eval_results_to_model_index, model_index_to_eval_results
 
-from rusty_hf.model_card import DIALOGS_DATASET, EVALUATIONS, TASKS_DATASET, write_model_card
+from rusty_hf.model_card import EVALUATIONS, TASKS_DATASET, write_model_card
 from rusty_hf.publishing import base_lineage, drop_stale_reports
 from rusty_hf.reward_gain import RewardScore, compare
 
@@ -55,7 +55,7 @@ def test_the_metadata_passes_huggingface_hubs_own_checks(folder):
     card = ModelCard.load(folder / "README.md", ignore_metadata_errors=False)  # raises on invalid metadata
     data = card.data
     assert (data.license, data.library_name, data.pipeline_tag) == ("agpl-3.0", "transformers", "text-generation")
-    assert data.datasets == [TASKS_DATASET] and data.base_model is None  # the base is a local folder
+    assert data.datasets is None and data.base_model is None  # no Hub dataset; the base is a local folder
     name, results = model_index_to_eval_results(data.to_dict()["model-index"])
     assert name == "tiny-grpo" and eval_results_to_model_index(name, results) == data.to_dict()["model-index"]
     assert ModelCardData(**yaml.safe_load(card.content.split("---")[1])).eval_results == data.eval_results
@@ -76,7 +76,8 @@ def test_the_body_has_curves_rewards_use_limitations_and_settings(folder):
     for piece in ("![Reward and loss per step](training_curves.png)", "`execution` (weight 1)", "`protocol` (weight 0.5)",
                   "## Intended use", "## Limitations", "4 samples each at temperature 0.7", "**gain**",
                   "2 samples per task at temperature 0.8", "| python | 2 | 23 |", "rust | skipped: rustc was not found",
-                  "Fine-tuned from a local checkpoint, `tiny-sft`", f"`{TASKS_DATASET}`"):
+                  "Fine-tuned from a local checkpoint, `tiny-sft`",
+                  "built from [`tasks/`](https://github.com/rusty-hf/rusty_hf/tree/main/tasks) in the rusty_hf repository"):
         assert piece in text, piece
 
 
@@ -100,7 +101,8 @@ def test_a_rebuild_keeps_the_recipe_and_an_sft_card_names_its_data(tmp_path):
     (folder / "config.json").write_text("{}")
     write_model_card(folder, recipe="# Data and script arguments (RustyScriptArguments)\nnum_dialogs: 64\n")
     card = write_model_card(folder)
-    assert "num_dialogs: 64" in card.text and card.data.datasets == [DIALOGS_DATASET, TASKS_DATASET]
+    assert "num_dialogs: 64" in card.text and card.data.datasets is None
+    assert "[`rusty_hf/data/dialogs.py`](https://github.com/rusty-hf/rusty_hf/blob/main/rusty_hf/data/dialogs.py)" in card.text
     assert "Trained from freshly initialised weights." in card.text and "Not evaluated yet" in card.text
 
 
@@ -108,9 +110,18 @@ def test_a_local_base_passes_on_its_hub_name_and_datasets(tmp_path):
     base = tmp_path / "base"
     base.mkdir()
     (base / "config.json").write_text("{}")
-    write_model_card(base, recipe="num_dialogs: 64\n", model_name="me/rusty-sft")
-    assert base_lineage(str(base)) == ("me/rusty-sft", [DIALOGS_DATASET, TASKS_DATASET])
+    write_model_card(base, recipe="dataset_name: me/code\n", model_name="me/rusty-sft")
+    assert base_lineage(str(base)) == ("me/rusty-sft", ["me/code"])
     assert base_lineage("org/hub-model") == ("org/hub-model", None) and base_lineage(None) == (None, None)
+
+
+def test_datasets_names_only_hub_datasets_and_drops_the_generated_names_older_cards_had(folder):
+    old = ModelCard.load(folder / "README.md")
+    old.data.datasets = [TASKS_DATASET]  # what cards said before: a Hub id that does not exist
+    old.save(folder / "README.md")
+    card = write_model_card(folder, recipe="# Data and script arguments (PretrainScriptArguments)\ndataset_name: me/code\n")
+    assert card.data.datasets == ["me/code"]
+    assert "[`me/code`](https://huggingface.co/datasets/me/code) (Hub dataset)" in card.text
 
 
 def test_reports_of_replaced_weights_are_dropped(folder, capsys):
