@@ -18,6 +18,8 @@ _MODEL_CLASSES = (
     "TinyRWKVConfig",
     "TinyRWKVForCausalLM",
     "TinyRWKVForCausalLMWithValueHead",
+    "TinyRWKVForSequenceClassification",
+    "TinyRWKVForTokenClassification",
     "TinyRWKVLM",
     "TinyRWKVModel",
 )

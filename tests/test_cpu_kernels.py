@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from rusty_hf import TinyRWKVForCausalLM
-from rusty_hf.models.tiny_rwkv import cpu_kernels, modeling_tiny_rwkv
+from rusty_hf.models.tiny_rwkv import cpu_decode, cpu_kernels, decoding_session, modeling_tiny_rwkv
 from tests.conftest import randomise_zero_init, tiny_config
 
 pytestmark = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler: PyTorch's operators serve")
@@ -69,20 +69,25 @@ def test_a_weight_packed_for_other_shapes_is_refused(kernel):
 
 
 def _decode(model, prompt, steps, fused=True):
-    """Prefill `prompt`, then feed `steps` tokens one at a time; every step's logits and the state."""
-    original = modeling_tiny_rwkv._fused_decode_params
+    """Prefill `prompt`, then feed `steps` tokens one at a time in a decoding session (where the fused step
+    may run); every step's logits and the state."""
+    original = cpu_decode.fused_decode_params
     if not fused:
-        modeling_tiny_rwkv._fused_decode_params = lambda *args: None
+        modeling_tiny_rwkv.fused_decode_params = lambda *args: None
     try:
-        with torch.no_grad():
+        with torch.no_grad(), decoding_session():
             out = model(prompt, use_cache=True)
             logits = [out.logits[:, -1]]
             for t in range(steps.shape[1]):
                 out = model(steps[:, t : t + 1], state=out.state, use_cache=True)
                 logits.append(out.logits[:, -1])
     finally:
-        modeling_tiny_rwkv._fused_decode_params = original
+        modeling_tiny_rwkv.fused_decode_params = original
     return torch.stack(logits, 1), out.state
+
+
+def _fused(model, hidden, mask):
+    return cpu_decode.fused_decode_params(model.model.blocks, hidden, mask, modeling_tiny_rwkv._BLOCK_TYPES)
 
 
 @pytest.fixture
@@ -102,7 +107,7 @@ def test_fused_decoding_step_equals_the_modules(kernel, model, batch):
 
 
 def test_fused_decoding_step_leaves_the_incoming_state_untouched(kernel, model):
-    with torch.no_grad():
+    with torch.no_grad(), decoding_session():
         state = model(torch.randint(2, 99, (2, 5)), use_cache=True).state
         before = [s.clone() for s in state]
         model(torch.randint(2, 99, (2, 1)), state=state, use_cache=True)
@@ -145,16 +150,30 @@ def test_a_replaced_layer_runs_its_own_forward(kernel, model):
     fused, _ = _decode(model, prompt, steps)
     reference, _ = _decode(model, prompt, steps, fused=False)
     torch.testing.assert_close(fused, reference)
-    assert modeling_tiny_rwkv._fused_decode_params(model.model.blocks, torch.zeros(1, 1, 32), None) is None
+    with torch.no_grad(), decoding_session():
+        assert _fused(model, torch.zeros(1, 1, 32), None) is None
 
 
-def test_autograd_and_padding_take_the_module_path(kernel, model):
+def test_autograd_padding_autocast_and_calls_outside_a_session_take_the_module_path(kernel, model):
     hidden = torch.zeros(2, 1, 32)
-    with torch.no_grad():
-        assert modeling_tiny_rwkv._fused_decode_params(model.model.blocks, hidden, None) is not None
-        assert modeling_tiny_rwkv._fused_decode_params(model.model.blocks, hidden, torch.tensor([[1], [0]])) is None
-        assert modeling_tiny_rwkv._fused_decode_params(model.model.blocks, torch.zeros(2, 3, 32), None) is None
-    assert modeling_tiny_rwkv._fused_decode_params(model.model.blocks, hidden, None) is None  # grad enabled
+    with torch.no_grad(), decoding_session():
+        assert _fused(model, hidden, None) is not None
+        assert _fused(model, hidden, torch.tensor([[1], [0]])) is None
+        assert _fused(model, torch.zeros(2, 3, 32), None) is None
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            assert _fused(model, hidden, None) is None
+    with decoding_session():
+        assert _fused(model, hidden, None) is None  # grad enabled
+    with torch.no_grad():  # no session: nothing promises the weights stay as they are
+        assert _fused(model, hidden, None) is None
+
+
+def test_generate_runs_the_fused_step(kernel, model, monkeypatch):
+    calls = []
+    original = cpu_decode.decode_step
+    monkeypatch.setattr(modeling_tiny_rwkv, "decode_step", lambda *args: calls.append(1) or original(*args))
+    model.generate(torch.randint(2, 99, (2, 4)), max_new_tokens=5, min_new_tokens=5, do_sample=False)
+    assert len(calls) == 4  # every step after the prompt
 
 
 @pytest.mark.parametrize("num_items_in_batch", [None, torch.tensor(40)])

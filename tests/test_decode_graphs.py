@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from rusty_hf.models.tiny_rwkv import decode_graphs
-from rusty_hf.models.tiny_rwkv.modeling_tiny_rwkv import TinyRWKVForCausalLMWithValueHead
+from rusty_hf.models.tiny_rwkv import TinyRWKVForCausalLMWithValueHead
 from tests.conftest import randomise_zero_init, tiny_config
 
 

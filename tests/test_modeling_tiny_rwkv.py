@@ -240,15 +240,18 @@ def test_a_4d_attention_mask_is_rejected_with_the_fix(tiny_model):
 
 
 def test_fast_inference_linear_equals_the_module_and_follows_weight_updates():
-    from rusty_hf.models.tiny_rwkv.modeling_tiny_rwkv import fast_linear
+    from rusty_hf.models.tiny_rwkv import decoding_session, inference_cache
+    from rusty_hf.models.tiny_rwkv.inference_cache import fast_linear
 
     for layer in (torch.nn.Linear(32, 64), torch.nn.Linear(16, 8192, bias=False)):  # plain and split head
         x = torch.randn(3, 1, layer.in_features)
-        with torch.no_grad():
+        with torch.no_grad(), decoding_session():
             torch.testing.assert_close(fast_linear(layer, x), layer(x))
-            layer.weight.mul_(2.0)  # an optimizer step between two generations
+            layer.weight.mul_(2.0)  # a version bump inside a session is still seen
             torch.testing.assert_close(fast_linear(layer, x), layer(x))
     layer = torch.nn.Linear(32, 64)
     x = torch.randn(3, 32)
-    y = fast_linear(layer, x)  # with grad enabled it is the module itself
-    assert y.requires_grad and "_rusty_weight_t" not in layer.__dict__
+    with decoding_session():
+        y = fast_linear(layer, x)  # with grad enabled it is the module itself
+        assert y.requires_grad and not inference_cache.session_cache()
+    assert inference_cache.session_cache() is None  # the session's copies are gone with it

@@ -69,3 +69,38 @@ def test_saved_code_requires_only_torch_and_transformers(tmp_path):
     TinyRWKVForCausalLM(tiny_config()).save_pretrained(tmp_path)
     for code in tmp_path.glob("*.py"):
         assert set(get_imports(code)) <= {"torch", "transformers"} | set(sys.stdlib_module_names), code.name
+
+
+_LOAD_CLASSIFIER_WITHOUT_RUSTY_HF = textwrap.dedent(
+    """
+    import sys
+    sys.modules["rusty_hf"] = None
+    import torch
+    from transformers import AutoModelForSequenceClassification
+    folder, ids_file, out_file = sys.argv[1:]
+    model = AutoModelForSequenceClassification.from_pretrained(folder, trust_remote_code=True).eval()
+    assert type(model).__module__.startswith("transformers_modules"), type(model).__module__
+    with torch.no_grad():
+        torch.save(model(torch.load(ids_file)).logits, out_file)
+    """
+)
+
+
+def test_a_reward_model_head_loads_as_remote_code_in_a_process_without_rusty_hf(tmp_path):
+    from rusty_hf.models.tiny_rwkv import TinyRWKVForSequenceClassification
+
+    torch.manual_seed(0)
+    model = randomise_zero_init(TinyRWKVForSequenceClassification(tiny_config(num_labels=1))).eval()
+    model.save_pretrained(tmp_path / "rm")
+    config = json.loads((tmp_path / "rm" / "config.json").read_text())
+    assert config["auto_map"]["AutoModelForSequenceClassification"].endswith("TinyRWKVForSequenceClassification")
+    ids = torch.randint(2, 99, (3, 7))
+    torch.save(ids, tmp_path / "ids.pt")
+    (tmp_path / "load.py").write_text(_LOAD_CLASSIFIER_WITHOUT_RUSTY_HF)
+    env = {"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin", "HF_MODULES_CACHE": str(tmp_path / "modules")}
+    proc = subprocess.run([sys.executable, str(tmp_path / "load.py"), str(tmp_path / "rm"), str(tmp_path / "ids.pt"),
+                           str(tmp_path / "out.pt")], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    with torch.no_grad():
+        assert torch.equal(torch.load(tmp_path / "out.pt"), model(ids).logits)

@@ -4,6 +4,8 @@ from .tiny_rwkv import (
     TinyRWKVConfig,
     TinyRWKVForCausalLM,
     TinyRWKVForCausalLMWithValueHead,
+    TinyRWKVForSequenceClassification,
+    TinyRWKVForTokenClassification,
     TinyRWKVLM,
     TinyRWKVModel,
 )
@@ -12,6 +14,8 @@ __all__ = [
     "TinyRWKVConfig",
     "TinyRWKVForCausalLM",
     "TinyRWKVForCausalLMWithValueHead",
+    "TinyRWKVForSequenceClassification",
+    "TinyRWKVForTokenClassification",
     "TinyRWKVLM",
     "TinyRWKVModel",
 ]

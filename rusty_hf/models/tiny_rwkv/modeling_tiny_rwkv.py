@@ -2,8 +2,8 @@
 
 Read bottom-up in the order of the architecture: token shift -> time-mix (WKV attention) ->
 channel-mix (squared-ReLU FFN) -> block -> backbone (`TinyRWKVModel`) -> causal LM head
-(`TinyRWKVForCausalLM`, alias `TinyRWKVLM`) -> causal LM with a scalar value head
-(`TinyRWKVForCausalLMWithValueHead`, for PPO).
+(`TinyRWKVForCausalLM`, alias `TinyRWKVLM`). The other heads over the same backbone (value head for
+PPO, sequence and token classification) are in `modeling_tiny_rwkv_heads`.
 
     >>> import torch
     >>> from rusty_hf.models.tiny_rwkv import TinyRWKVConfig, TinyRWKVForCausalLM
@@ -18,7 +18,10 @@ training runs a WKV with an analytic backward instead of autograd through a loop
 RWKV-4 initialisation is kept, and the embedding is narrower than the residual stream.
 
 The recurrent state is a tuple of five float32 tensors, each (batch, n_layers, d_hidden):
-time-mix shift, WKV numerator `a`, denominator `b`, exponent `p`, channel-mix shift.
+time-mix shift, WKV numerator `a`, denominator `b`, exponent `p`, channel-mix shift. `generate` carries
+it as a `TinyRWKVCache` (`past_key_values`, which beam search reorders and a later call continues);
+`forward` also takes and returns the bare tuple as `state`. Packed rows (`position_ids` restarting at
+0, `cu_seq_lens_q`, `seq_idx`) reset it at each document (`packing`).
 
 This file is copied next to the weights by `save_pretrained` (remote code): it imports only
 torch, transformers and modules of this folder.
@@ -26,9 +29,7 @@ torch, transformers and modules of this folder.
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from dataclasses import dataclass
 
 import torch
@@ -40,97 +41,41 @@ from transformers.loss.loss_utils import ForCausalLMLoss
 from transformers.modeling_layers import GradientCheckpointingLayer
 from transformers.utils import ModelOutput
 
+from .cache_tiny_rwkv import TinyRWKVCache
 from .configuration_tiny_rwkv import TinyRWKVConfig
-from .cpu_kernels import (
-    PACKED_LINEAR_MAX_ROWS,
-    cross_entropy,
-    load_kernel,
-    packed_linear,
-    packed_linear_weight,
-    relu_square,
-)
-from .decode_graphs import ModuleSnapshot, global_module_hooks, graphed_step
+from .cpu_decode import decode_step, fused_decode_params
+from .cpu_kernels import cross_entropy, relu_square
+from .decode_graphs import graphed_step
+from .inference_cache import decoding_session, fast_linear
+from .packing import PACKING_KWARGS, Documents, boundary_labels, document_starts, shift_with_starts, wkv_documents
 from .wkv import MIN_EXPONENT, wkv
 
 STATE_FIELDS = ("att_shift", "att_a", "att_b", "att_p", "ffn_shift")
 
 
 def token_shift(
-    x: torch.Tensor, prev: torch.Tensor, mask: torch.Tensor | None
+    x: torch.Tensor, prev: torch.Tensor, mask: torch.Tensor | None, docs: Documents | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """x_{t-1} for every t, and the new `prev` (x at each row's last real token).
 
     With a mask, a position right after padding sees `prev` (zeros or the carried state), as if
     the padding were not there. Exact for left padding, which is what batched generation uses.
+    In packed rows (`docs`), the first position of each document sees zeros, its empty state.
     """
     prev = prev.to(x.dtype)
     shifted = torch.cat([prev.unsqueeze(1), x[:, :-1]], dim=1)  # (B, T, C)
+    if docs is not None:
+        shifted = shift_with_starts(shifted, docs.starts)
     if mask is None:
         return shifted, x[:, -1]
     prev_is_real = torch.cat([torch.ones_like(mask[:, :1]), mask[:, :-1]], dim=1).bool()
     shifted = torch.where(prev_is_real[:, :, None], shifted, prev.unsqueeze(1))
+    if docs is not None:
+        shifted = shift_with_starts(shifted, docs.starts)
     positions = torch.arange(x.shape[1], device=x.device)
     last = torch.where(mask.bool(), positions, -1).amax(dim=1)  # (B,), -1 if the row is all padding
     last_x = x[torch.arange(x.shape[0], device=x.device), last.clamp(min=0)]
     return shifted, torch.where((last >= 0)[:, None], last_x, prev)
-
-
-def fast_linear(module: nn.Module, x: torch.Tensor) -> torch.Tensor:
-    """`module(x)`, except for few-token inference on CPU with a plain fp32 `nn.Linear`.
-
-    There, with the compiled kernels (`cpu_kernels`), it runs `packed_linear` on a copy of W
-    repacked into column panels: both cores stream the weights, where MKL keeps a product of a few
-    rows on one core. Without them it multiplies by a cached contiguous W^T, which MKL's small-batch
-    path runs about 2x faster than `F.linear`'s layout. Either copy is rebuilt whenever the weight
-    changes (an optimizer step between generations) and costs one extra copy of the weights in
-    memory. Quantized, peft or hooked modules (accelerate offloading) always go through their own
-    forward.
-    """
-    if (
-        torch.is_grad_enabled()
-        or torch.compiler.is_compiling()  # the cached copies are host-side state a compiler cannot trace
-        or type(module) is not nn.Linear
-        or x.device.type != "cpu"
-        or x.dtype != torch.float32
-        or module.weight.dtype != torch.float32
-        or x.numel() > PACKED_LINEAR_MAX_ROWS * module.in_features
-        or module._forward_hooks
-        or module._forward_pre_hooks
-        or "_hf_hook" in module.__dict__
-    ):
-        return module(x)
-    packed, w_t = _inference_weights(module)
-    rows = x.reshape(-1, x.shape[-1])
-    if packed is not None:
-        out = packed_linear(rows, packed, module.out_features)
-    elif w_t.shape[0] == 1:
-        out = rows @ w_t[0]
-    else:  # (halves, N, out / halves), one bmm: ATen spreads the halves over the cores
-        out = torch.bmm(rows.unsqueeze(0).expand(w_t.shape[0], *rows.shape), w_t).transpose(0, 1).reshape(rows.shape[0], -1)
-    out = out.view(*x.shape[:-1], -1)
-    return out if module.bias is None else out + module.bias
-
-
-def _inference_weights(module: nn.Linear) -> tuple[torch.Tensor | None, torch.Tensor | None]:
-    """(packed W, None) with the compiled kernels, else (None, W^T); cached until the weight changes."""
-    weight = module._parameters["weight"]
-    key = (weight.data_ptr(), weight._version)
-    cached = module.__dict__.get("_rusty_weight_t")
-    if cached is None or cached[0] != key:
-        with torch.inference_mode(False):
-            packed = packed_linear_weight(weight)
-            cached = (key, packed, _transposed_halves(weight.detach()) if packed is None else None)
-        module.__dict__["_rusty_weight_t"] = cached
-    return cached[1], cached[2]
-
-
-def _transposed_halves(weight: torch.Tensor) -> torch.Tensor:
-    """W^T for the fallback path, (halves, in, out / halves).
-
-    A wide output (the head) is split in two column halves: MKL runs a single small-batch matmul
-    on one core, a bmm of two on both."""
-    halves = 2 if weight.shape[0] >= 8192 and weight.shape[0] % 2 == 0 else 1
-    return weight.view(halves, -1, weight.shape[1]).transpose(1, 2).contiguous()
 
 
 MIX_WEIGHTS = ("time_mix_k", "time_mix_v", "time_mix_r")  # the token-shift mixing weights, (d_hidden,) each
@@ -195,14 +140,17 @@ class TinyRWKVTimeMix(_FlatMixWeights):
         self.receptance = nn.Linear(C, C, bias=False)
         self.output = nn.Linear(C, C, bias=False)
 
-    def forward(self, x, shift, wkv_state, mask):
-        xx, new_shift = token_shift(x, shift, mask)
+    def forward(self, x, shift, wkv_state, mask, docs=None):
+        xx, new_shift = token_shift(x, shift, mask, docs)
         delta = x - xx
         k = fast_linear(self.key, torch.addcmul(xx, delta, self.time_mix_k))
         v = fast_linear(self.value, torch.addcmul(xx, delta, self.time_mix_v))
         r = fast_linear(self.receptance, torch.addcmul(xx, delta, self.time_mix_r))
         w = -torch.exp(self.time_decay.float())
-        y, new_wkv_state = wkv(w, self.time_first, k, v, wkv_state, mask)
+        if docs is None:
+            y, new_wkv_state = wkv(w, self.time_first, k, v, wkv_state, mask)
+        else:
+            y, new_wkv_state = wkv_documents(w, self.time_first, k, v, wkv_state, mask, docs)
         out = fast_linear(self.output, (torch.sigmoid(r.float()) * y).to(x.dtype))
         return out, new_shift, new_wkv_state
 
@@ -220,8 +168,8 @@ class TinyRWKVChannelMix(_FlatMixWeights):
         self.receptance = nn.Linear(C, C, bias=False)
         self.value = nn.Linear(config.d_ffn, C, bias=False)
 
-    def forward(self, x, shift, mask):
-        xx, new_shift = token_shift(x, shift, mask)
+    def forward(self, x, shift, mask, docs=None):
+        xx, new_shift = token_shift(x, shift, mask, docs)
         delta = x - xx
         k = relu_square(fast_linear(self.key, torch.addcmul(xx, delta, self.time_mix_k)))
         r = torch.sigmoid(fast_linear(self.receptance, torch.addcmul(xx, delta, self.time_mix_r)))
@@ -239,10 +187,12 @@ class TinyRWKVBlock(GradientCheckpointingLayer):
         self.att = TinyRWKVTimeMix(config, layer_id)
         self.ffn = TinyRWKVChannelMix(config, layer_id)
 
-    def forward(self, hidden, att_shift, att_a, att_b, att_p, ffn_shift, mask=None):
-        att_out, att_shift, (att_a, att_b, att_p) = self.att(self.ln1(hidden), att_shift, (att_a, att_b, att_p), mask)
+    def forward(self, hidden, att_shift, att_a, att_b, att_p, ffn_shift, mask=None, docs=None):
+        att_out, att_shift, (att_a, att_b, att_p) = self.att(
+            self.ln1(hidden), att_shift, (att_a, att_b, att_p), mask, docs
+        )
         hidden = hidden + att_out
-        ffn_out, ffn_shift = self.ffn(self.ln2(hidden), ffn_shift, mask)
+        ffn_out, ffn_shift = self.ffn(self.ln2(hidden), ffn_shift, mask, docs)
         hidden = hidden + ffn_out
         return hidden, (att_shift.float(), att_a, att_b, att_p, ffn_shift.float())
 
@@ -254,6 +204,7 @@ class TinyRWKVModelOutput(ModelOutput):
     last_hidden_state: torch.FloatTensor | None = None
     state: tuple[torch.FloatTensor, ...] | None = None
     hidden_states: tuple[torch.FloatTensor, ...] | None = None
+    past_key_values: TinyRWKVCache | None = None  # the same state, as the Cache `generate` carries
 
 
 @dataclass
@@ -264,17 +215,7 @@ class TinyRWKVCausalLMOutput(ModelOutput):
     logits: torch.FloatTensor | None = None
     state: tuple[torch.FloatTensor, ...] | None = None
     hidden_states: tuple[torch.FloatTensor, ...] | None = None
-
-
-@dataclass
-class TinyRWKVCausalLMOutputWithValue(ModelOutput):
-    """Causal LM output plus `value`, one scalar per token (B, T), for PPO critics."""
-
-    loss: torch.FloatTensor | None = None
-    logits: torch.FloatTensor | None = None
-    value: torch.FloatTensor | None = None
-    state: tuple[torch.FloatTensor, ...] | None = None
-    hidden_states: tuple[torch.FloatTensor, ...] | None = None
+    past_key_values: TinyRWKVCache | None = None  # the same state, as the Cache `generate` carries
 
 
 class TinyRWKVPreTrainedModel(PreTrainedModel):
@@ -300,7 +241,12 @@ class TinyRWKVPreTrainedModel(PreTrainedModel):
         wrapped = type(self)
         own = next(cls for cls in wrapped.__mro__ if not cls.__module__.startswith("torch."))
         if own is wrapped:
-            return super().save_pretrained(save_directory, *args, **kwargs)
+            # Trainers turn use_cache off for gradient checkpointing; a saved model always decodes with its state.
+            use_cache, self.config.use_cache = self.config.use_cache, True
+            try:
+                return super().save_pretrained(save_directory, *args, **kwargs)
+            finally:
+                self.config.use_cache = use_cache
         self.__class__ = own
         try:
             return self.save_pretrained(save_directory, *args, **kwargs)  # own's chain (the value head's auto_map)
@@ -342,7 +288,7 @@ class TinyRWKVPreTrainedModel(PreTrainedModel):
         if name.endswith(zero_init):
             # Each block starts as the identity; RWKV-4 trains from here (ReZero-like).
             _init_param(module.weight, nn.init.zeros_)
-        elif name.endswith("v_head"):
+        elif name.endswith(("v_head", "score", "classifier")):  # heads over the residual stream: small, not zero
             _init_param(module.weight, lambda t: nn.init.normal_(t, std=1.0 / (module.in_features + 1)))
         else:
             out_f, in_f = module.weight.shape
@@ -401,46 +347,63 @@ class TinyRWKVModel(TinyRWKVPreTrainedModel):
         attention_mask: torch.Tensor | None = None,
         inputs_embeds: torch.FloatTensor | None = None,
         state: tuple[torch.Tensor, ...] | None = None,
+        past_key_values: TinyRWKVCache | None = None,
+        position_ids: torch.LongTensor | None = None,
         use_cache: bool | None = None,
         output_hidden_states: bool | None = None,
         return_dict: bool | None = None,
         **kwargs,
     ) -> TinyRWKVModelOutput | tuple:
+        """Embed, run the blocks from `past_key_values` (or the legacy `state` tuple), return the new state.
+
+        Packed rows: `position_ids` that restart at 0, `cu_seq_lens_q` or `seq_idx` (TRL's padding-free and
+        bfd packing, `DataCollatorWithFlattening`) reset the state at each document's start (`packing`).
+        With `use_cache`, the new state is written into `past_key_values` (a new `TinyRWKVCache` when none
+        was passed) and also returned as the `state` tuple.
+        """
         if (input_ids is None) == (inputs_embeds is None):
             raise ValueError("Pass exactly one of input_ids or inputs_embeds.")
+        cache, state = _incoming_cache(past_key_values, state)
         if inputs_embeds is None:
             inputs_embeds = self.emb(input_ids)
-        B = inputs_embeds.shape[0]
+        B, T = inputs_embeds.shape[:2]
         use_cache = use_cache if use_cache is not None else (self.config.use_cache and not self.training)
         output_hidden_states = output_hidden_states or False
         return_dict = return_dict if return_dict is not None else self.config.return_dict
-        if not output_hidden_states:
+        starts = document_starts((B, T), inputs_embeds.device, position_ids, kwargs.get("cu_seq_lens_q"),
+                                 kwargs.get("seq_idx"))  # fmt: skip
+        if not output_hidden_states and starts is None:
             # A decoding step on CUDA: one CUDA-graph replay of `_trunk` (decode_graphs). It reads the
             # mask on the device, so it runs before `_normalise_mask`, which reads it on the host.
             trunk = [self.emb_proj, self.ln0, self.blocks, self.ln_out]
             graphed = graphed_step(self, inputs_embeds, state, attention_mask, trunk, _GRAPHABLE_MODULES)
             if graphed is not None:
-                return self._output(*graphed, None, use_cache, return_dict)
+                return self._output(*graphed, None, use_cache, return_dict, cache, T)
         mask = _normalise_mask(attention_mask, inputs_embeds.shape[:2])
         if state is None:
             state = self.empty_state(B, inputs_embeds.device)
         elif state[0].shape[0] != B:
-            raise ValueError(f"state has batch size {state[0].shape[0]} but the input has {B}.")
-        hidden, new_state, all_hidden = self._trunk(inputs_embeds, state, mask, output_hidden_states, use_cache)
-        return self._output(hidden, new_state, all_hidden, use_cache, return_dict)
+            raise ValueError(f"the cache (state) has batch size {state[0].shape[0]} but the input has {B}.")
+        elif starts is not None and bool(starts[:, 0].any()):  # a row that begins a new document forgets the past
+            empty = self.empty_state(B, inputs_embeds.device)
+            state = tuple(torch.where(starts[:, 0, None, None], e, s) for s, e in zip(state, empty))
+        docs = Documents.from_starts(starts)
+        hidden, new_state, all_hidden = self._trunk(inputs_embeds, state, mask, output_hidden_states, use_cache, docs)
+        return self._output(hidden, new_state, all_hidden, use_cache, return_dict, cache, T)
 
-    def _trunk(self, inputs_embeds, state, mask, output_hidden_states: bool = False, use_cache: bool = True):
+    def _trunk(self, inputs_embeds, state, mask, output_hidden_states: bool = False, use_cache: bool = True,
+               docs: Documents | None = None):  # fmt: skip
         """Projection, blocks and final norm: (hidden, new_state or None without use_cache, all_hidden or None)."""
         hidden = self.ln0(fast_linear(self.emb_proj, inputs_embeds))  # (B, T, d_hidden)
         all_hidden = (hidden,) if output_hidden_states else None
-        fused = _fused_decode_params(self.blocks, hidden, mask)
+        fused = None if docs is not None else fused_decode_params(self.blocks, hidden, mask, _BLOCK_TYPES)
         if fused is not None:
-            hidden, new_state, all_hidden = _decode_step(fused, hidden, state, all_hidden)
+            hidden, new_state, all_hidden = decode_step(fused, hidden, state, all_hidden)
         else:
             new_layers = []
             for i, block in enumerate(self.blocks):
                 layer_state = [s[:, i] for s in state]
-                hidden, layer_state = block(hidden, *layer_state, mask=mask)
+                hidden, layer_state = block(hidden, *layer_state, mask=mask, docs=docs)
                 new_layers.append(layer_state)
                 if output_hidden_states:
                     all_hidden += (hidden,)
@@ -449,90 +412,35 @@ class TinyRWKVModel(TinyRWKVPreTrainedModel):
         return hidden, new_state, all_hidden
 
     @staticmethod
-    def _output(hidden, new_state, all_hidden, use_cache, return_dict):
+    def _output(hidden, new_state, all_hidden, use_cache, return_dict, cache=None, new_tokens=0):
         new_state = new_state if use_cache else None
+        if new_state is not None:
+            cache = cache if cache is not None else TinyRWKVCache()
+            cache.update_state(new_state, new_tokens)
+        else:
+            cache = None
         if not return_dict:
             return tuple(x for x in (hidden, new_state, all_hidden) if x is not None)
-        return TinyRWKVModelOutput(last_hidden_state=hidden, state=new_state, hidden_states=all_hidden)
+        return TinyRWKVModelOutput(last_hidden_state=hidden, state=new_state, hidden_states=all_hidden,
+                                   past_key_values=cache)  # fmt: skip
 
 
-class _DecodePlan:
-    """The arguments of `cpu_kernels.decode_block` for every block, cached with what must stay the
-    same for them to remain valid: the module tree, each parameter's object, storage and version.
-
-    `args` is None when the blocks are not exactly the plain ones the kernel computes (peft,
-    quantization or a subclass replaced something, or the weights are not float32 on CPU).
-    """
-
-    def __init__(self, blocks: nn.ModuleList):
-        self.snapshot = ModuleSnapshot(blocks, with_versions=True)
-        self.args = self._arguments(blocks)
-
-    @staticmethod
-    def _arguments(blocks: nn.ModuleList) -> list | None:
-        args = []
-        for block in blocks:
-            if type(block) is not TinyRWKVBlock:
-                return None
-            att, ffn = block.att, block.ffn
-            if type(att) is not TinyRWKVTimeMix or type(ffn) is not TinyRWKVChannelMix:
-                return None
-            linears = (att.key, att.value, att.receptance, att.output, ffn.key, ffn.receptance, ffn.value)
-            norms = (block.ln1, block.ln2)
-            if any(type(m) is not nn.Linear or m.bias is not None for m in linears) or any(
-                type(m) is not nn.LayerNorm or m.weight is None or m.bias is None for m in norms
-            ):
-                return None
-            vectors = (block.ln1.weight, block.ln1.bias, block.ln2.weight, block.ln2.bias, att.time_decay,
-                       att.time_first, att.time_mix_k, att.time_mix_v, att.time_mix_r, ffn.time_mix_k, ffn.time_mix_r)
-            weights = [m.weight for m in linears]
-            if any(t.dtype != torch.float32 or t.device.type != "cpu" for t in (*vectors, *weights)):
-                return None
-            packed = [_inference_weights(m)[0] for m in linears]  # never None: the caller checked the kernels
-            detached = [t.detach() for t in vectors]
-            args.append(([*detached[:9], *packed[:4], *detached[9:], *packed[4:]], block.ln1.eps, block.ln2.eps))
-        return args
+def _incoming_cache(past_key_values, state) -> tuple[TinyRWKVCache | None, tuple[torch.Tensor, ...] | None]:
+    """(the cache to update, the state to start from) from `forward`'s `past_key_values` and legacy `state`."""
+    if past_key_values is None:
+        return None, state
+    if not isinstance(past_key_values, TinyRWKVCache):
+        raise TypeError(
+            f"past_key_values must be a TinyRWKVCache (what this model returns as out.past_key_values), got "
+            f"{type(past_key_values).__name__}: a recurrent model has no key/value cache. Pass the cache a previous "
+            "call returned, or None."
+        )
+    if state is not None:
+        raise ValueError("Pass either past_key_values or state, not both (state is the same recurrent state as a tuple).")
+    return past_key_values, past_key_values.state
 
 
-def _fused_decode_params(blocks: nn.ModuleList, hidden: torch.Tensor, mask: torch.Tensor | None) -> list | None:
-    """Per block, what `cpu_kernels.decode_block` takes; None unless this call may use it.
-
-    That is a decoding step (one token per row, no padding) on CPU in float32 without autograd or
-    torch.compile (it cannot trace the kernel), with at most PACKED_LINEAR_MAX_ROWS rows, and blocks
-    exactly as defined here: plain Linear and LayerNorm modules without hooks (peft, quantization
-    and accelerate offloading replace or hook them, and then every module runs its own forward).
-    """
-    if (
-        torch.is_grad_enabled()
-        or torch.compiler.is_compiling()
-        or mask is not None
-        or hidden.shape[1] != 1
-        or hidden.shape[0] > PACKED_LINEAR_MAX_ROWS
-        or hidden.device.type != "cpu"
-        or hidden.dtype != torch.float32
-        or load_kernel() is None
-        or global_module_hooks()
-    ):
-        return None
-    plan = blocks.__dict__.get("_rusty_decode_plan")
-    if plan is None or not plan.snapshot.current():
-        plan = _DecodePlan(blocks)
-        blocks.__dict__["_rusty_decode_plan"] = plan
-    return plan.args if plan.args is not None and not plan.snapshot.hooked() else None
-
-
-def _decode_step(fused, hidden: torch.Tensor, state: tuple[torch.Tensor, ...], all_hidden: tuple | None):
-    """The blocks of `TinyRWKVModel.forward` for one token per row, each block one compiled call."""
-    kernel = load_kernel()
-    x = hidden[:, 0].contiguous()  # (B, C), updated in place block by block
-    new_state = tuple(s.float().clone(memory_format=torch.contiguous_format) for s in state)
-    for i, (params, eps1, eps2) in enumerate(fused):
-        kernel.decode_block(x, [s[:, i] for s in new_state], params, eps1, eps2)
-        if all_hidden is not None:
-            all_hidden += (x.unsqueeze(1).clone(),)
-    return x.unsqueeze(1), new_state, all_hidden
-
-
+_BLOCK_TYPES = (TinyRWKVBlock, TinyRWKVTimeMix, TinyRWKVChannelMix)  # what the fused CPU step computes (cpu_decode)
 # What a CUDA-graph decoding step may consist of: exactly these module types (decode_graphs).
 _GRAPHABLE_MODULES = (nn.Linear, nn.LayerNorm, nn.ModuleList, TinyRWKVBlock, TinyRWKVTimeMix, TinyRWKVChannelMix)
 
@@ -599,46 +507,70 @@ class TinyRWKVForCausalLM(TinyRWKVPreTrainedModel, GenerationMixin):
     def set_output_embeddings(self, new_embeddings: nn.Linear) -> None:
         self.lm_head = new_embeddings
 
+    def generate(self, *args, **kwargs):
+        """`GenerationMixin.generate`, inside a `decoding_session` (inference_cache): for its whole call the
+        few-row CPU steps may use weight copies packed at its start, made again at the next call."""
+        with decoding_session():
+            return super().generate(*args, **kwargs)
+
     def prepare_inputs_for_generation(
         self,
         input_ids: torch.LongTensor,
-        state: tuple[torch.Tensor, ...] | None = None,
+        next_sequence_length: int | None = None,
+        past_key_values: TinyRWKVCache | None = None,
         attention_mask: torch.Tensor | None = None,
         inputs_embeds: torch.FloatTensor | None = None,
-        use_cache: bool | None = None,
-        logits_to_keep: int | None = None,
+        is_first_iteration: bool | None = False,
         **kwargs,
     ) -> dict:
-        """Feed the whole prompt once; after that only the newest token and the carried state."""
-        if state is not None:
-            input_ids = input_ids[:, -1:]
-            attention_mask = attention_mask[:, -1:] if attention_mask is not None else None
-            inputs_embeds = None
-        model_inputs = {"attention_mask": attention_mask, "state": state, "use_cache": use_cache}
-        if inputs_embeds is not None and state is None:
-            model_inputs["inputs_embeds"] = inputs_embeds
+        """The positions the cache has not read yet (`next_sequence_length` of them, as `generate` slices),
+        their slice of the padding mask, and the cache. Without a cache, the whole sequence each step."""
+        if inputs_embeds is not None and is_first_iteration:
+            embeds = inputs_embeds[:, -next_sequence_length:] if next_sequence_length is not None else inputs_embeds
+            model_inputs = {"inputs_embeds": embeds, "input_ids": None}
+            length = embeds.shape[1]
         else:
-            model_inputs["input_ids"] = input_ids
-        if logits_to_keep is not None:
-            model_inputs["logits_to_keep"] = logits_to_keep
+            ids = input_ids[:, -next_sequence_length:] if next_sequence_length is not None else input_ids
+            model_inputs = {"input_ids": ids}
+            length = ids.shape[1]
+        if attention_mask is not None:
+            model_inputs["attention_mask"] = attention_mask[:, -length:]
+        model_inputs["past_key_values"] = past_key_values
+        # position_ids would mark document starts (packing); generation never packs, and the state is the position.
+        kwargs.pop("position_ids", None)
+        kwargs.pop("state", None)
+        for key, value in kwargs.items():
+            if key not in model_inputs and key not in ("labels", "cache_position"):
+                model_inputs[key] = value
         return model_inputs
 
-    def _causal_lm_loss(self, logits: torch.Tensor, labels: torch.Tensor, **kwargs) -> torch.Tensor:
-        """`self.loss_function`; the default one (transformers' ForCausalLMLoss) runs as `causal_lm_loss`."""
+    def _causal_lm_loss(self, logits: torch.Tensor, labels: torch.Tensor, starts: torch.Tensor | None = None,
+                        **kwargs) -> torch.Tensor:  # fmt: skip
+        """`self.loss_function`; the default one (transformers' ForCausalLMLoss) runs as `causal_lm_loss`.
+        In packed rows (`starts`), no position predicts the next document's first token."""
+        for key in PACKING_KWARGS:
+            kwargs.pop(key, None)
+        if starts is not None and kwargs.get("shift_labels") is None:
+            kwargs["shift_labels"] = boundary_labels(labels, starts)
         if self.loss_function is ForCausalLMLoss:
             return causal_lm_loss(logits, labels, vocab_size=self.config.vocab_size, **kwargs)
         return self.loss_function(logits, labels, vocab_size=self.config.vocab_size, **kwargs)
 
-    def _lm_forward(self, input_ids, attention_mask, inputs_embeds, state, use_cache, output_hidden_states):
-        return self.model(
-            input_ids=input_ids,
-            attention_mask=attention_mask,
-            inputs_embeds=inputs_embeds,
-            state=state,
-            use_cache=use_cache,
-            output_hidden_states=output_hidden_states,
-            return_dict=True,
-        )
+    def _lm_forward(self, input_ids, inputs_embeds, output_hidden_states, **backbone_kwargs):
+        return self.model(input_ids=input_ids, inputs_embeds=inputs_embeds, output_hidden_states=output_hidden_states,
+                          return_dict=True, **backbone_kwargs)  # fmt: skip
+
+    @staticmethod
+    def _backbone_kwargs(kwargs: dict, **named) -> dict:
+        """What of `forward`'s arguments goes to the backbone: the named ones and the packing markers."""
+        return {**named, **{key: kwargs[key] for key in PACKING_KWARGS if key in kwargs}}
+
+    def _loss(self, logits, labels, position_ids, kwargs):
+        if labels is None:
+            return None
+        starts = document_starts(labels.shape[:2], labels.device, position_ids, kwargs.get("cu_seq_lens_q"),
+                                 kwargs.get("seq_idx"))  # fmt: skip
+        return self._causal_lm_loss(logits, labels, starts=starts, **kwargs)
 
     def forward(
         self,
@@ -651,95 +583,37 @@ class TinyRWKVForCausalLM(TinyRWKVPreTrainedModel, GenerationMixin):
         output_hidden_states: bool | None = None,
         return_dict: bool | None = None,
         logits_to_keep: int | torch.Tensor = 0,
+        past_key_values: TinyRWKVCache | None = None,
+        position_ids: torch.LongTensor | None = None,
         **kwargs,
     ) -> TinyRWKVCausalLMOutput | tuple:
         """Standard causal-LM forward; `labels` are shifted inside (transformers convention).
 
         `logits_to_keep` computes the head only on the last positions (generation and TRL use it).
-        Extra kwargs such as `num_items_in_batch` go to the loss.
+        `past_key_values` (a `TinyRWKVCache`) continues from a state and is updated; packing markers
+        (`position_ids` restarting at 0, `cu_seq_lens_q`, `seq_idx`) keep documents apart. Other kwargs,
+        such as `num_items_in_batch`, go to the loss.
         """
-        out = self._lm_forward(input_ids, attention_mask, inputs_embeds, state, use_cache, output_hidden_states)
+        out = self._lm_forward(input_ids, inputs_embeds, output_hidden_states, **self._backbone_kwargs(
+            kwargs, attention_mask=attention_mask, state=state, past_key_values=past_key_values,
+            position_ids=position_ids, use_cache=use_cache))  # fmt: skip
         logits = fast_linear(self.lm_head, _slice_for_logits(out.last_hidden_state, logits_to_keep))
-        loss = None
-        if labels is not None:
-            loss = self._causal_lm_loss(logits, labels, **kwargs)
-        return_dict = return_dict if return_dict is not None else self.config.return_dict
+        loss = self._loss(logits, labels, position_ids, kwargs)
+        return self._output(loss, logits, out, return_dict if return_dict is not None else self.config.return_dict)
+
+    def _output(self, loss, logits, out: TinyRWKVModelOutput, return_dict: bool) -> TinyRWKVCausalLMOutput | tuple:
+        """The forward's result from the loss, the logits and the backbone's output (heads add fields here)."""
         if not return_dict:
             return tuple(x for x in (loss, logits, out.state, out.hidden_states) if x is not None)
-        return TinyRWKVCausalLMOutput(loss=loss, logits=logits, state=out.state, hidden_states=out.hidden_states)
-
-
-class TinyRWKVForCausalLMWithValueHead(TinyRWKVForCausalLM):
-    """Causal LM plus a scalar value per token from the same trunk (the PPO critic).
-
-    Loads from a plain causal-LM checkpoint, initialising only `v_head`; saves and reloads it.
-    `v_head` stays float32 and out of quantizers (`_keep_in_fp32_modules`): one output unit has
-    nothing to gain from quantization and bitsandbytes wants out_features % 32 == 0.
-    """
-
-    _keys_to_ignore_on_load_unexpected = []
-    _keys_to_ignore_on_load_missing = [r"v_head"]
-    _keep_in_fp32_modules = ["time_decay", "time_first", "v_head"]
-    _keep_in_fp32_modules_strict = ["time_decay", "time_first", "v_head"]
-
-    def __init__(self, config: TinyRWKVConfig):
-        super().__init__(config)
-        self.v_dropout = nn.Dropout(config.value_head_dropout)
-        self.v_head = nn.Linear(config.d_hidden, 1)
-        self.post_init()
-
-    def save_pretrained(self, save_directory, *args, **kwargs):
-        """Save weights (v_head included) and code; `auto_map` points AutoModelForCausalLM at the
-        plain causal LM, so the checkpoint serves inference as-is and this class reloads the head."""
-        super().save_pretrained(save_directory, *args, **kwargs)
-        config_file = os.path.join(save_directory, "config.json")
-        if os.path.isfile(config_file):
-            with open(config_file, encoding="utf-8") as f:
-                saved = json.load(f)
-            auto_map = saved.get("auto_map") or {}
-            if "AutoModelForCausalLM" in auto_map:
-                module = auto_map["AutoModelForCausalLM"].rsplit(".", 1)[0]
-                auto_map["AutoModelForCausalLM"] = f"{module}.{TinyRWKVForCausalLM.__name__}"
-                with open(config_file, "w", encoding="utf-8") as f:
-                    json.dump(saved, f, indent=2, sort_keys=True)
-                    f.write("\n")
-
-    def forward(
-        self,
-        input_ids: torch.LongTensor | None = None,
-        attention_mask: torch.Tensor | None = None,
-        inputs_embeds: torch.FloatTensor | None = None,
-        state: tuple[torch.Tensor, ...] | None = None,
-        labels: torch.LongTensor | None = None,
-        use_cache: bool | None = None,
-        output_hidden_states: bool | None = None,
-        return_dict: bool | None = None,
-        logits_to_keep: int | torch.Tensor = 0,
-        **kwargs,
-    ) -> TinyRWKVCausalLMOutputWithValue | tuple:
-        """Like `TinyRWKVForCausalLM.forward`, plus `value` (B, T) for every position."""
-        out = self._lm_forward(input_ids, attention_mask, inputs_embeds, state, use_cache, output_hidden_states)
-        hidden = out.last_hidden_state
-        logits = fast_linear(self.lm_head, _slice_for_logits(hidden, logits_to_keep))
-        value = self.v_head(self.v_dropout(hidden).to(self.v_head.weight.dtype)).squeeze(-1)
-        loss = None
-        if labels is not None:
-            loss = self._causal_lm_loss(logits, labels, **kwargs)
-        return_dict = return_dict if return_dict is not None else self.config.return_dict
-        if not return_dict:
-            return tuple(x for x in (loss, logits, value, out.state, out.hidden_states) if x is not None)
-        return TinyRWKVCausalLMOutputWithValue(
-            loss=loss, logits=logits, value=value, state=out.state, hidden_states=out.hidden_states
-        )
+        return TinyRWKVCausalLMOutput(loss=loss, logits=logits, state=out.state, hidden_states=out.hidden_states,
+                                      past_key_values=out.past_key_values)  # fmt: skip
 
 
 TinyRWKVLM = TinyRWKVForCausalLM  # the seed's name
 
 __all__ = [
     "TinyRWKVCausalLMOutput",
-    "TinyRWKVCausalLMOutputWithValue",
     "TinyRWKVForCausalLM",
-    "TinyRWKVForCausalLMWithValueHead",
     "TinyRWKVLM",
     "TinyRWKVModel",
     "TinyRWKVModelOutput",
