@@ -1,7 +1,7 @@
 """What transformers, PEFT, torch and TRL do to a model, checked against a fresh model given the same weights.
 
 The model must not remember anything about its weights across calls: after any update (a fused or foreach
-optimizer step, a `.data` edit, a PEFT merge, `load_state_dict`, a resize, a dtype round trip, a DDP step) its
+optimizer step, a `.data` edit, a PEFT merge, `load_state_dict`, a resize, a dtype round trip, a DDP or FSDP2 step) its
 no-grad forward and `generate` give what a model freshly loaded from the updated state dict gives, for inputs
 on both sides of the few-row limit under which CPU inference uses packed weight copies.
 """
@@ -164,22 +164,37 @@ def test_peft_merge_then_unmerge_gives_the_base_numbers_back():
         torch.testing.assert_close(adapted(ids).logits, base_logits, rtol=0, atol=1e-5)
 
 
-def test_after_a_ddp_step_inference_uses_the_new_weights(tmp_path):
+@pytest.mark.parametrize("wrapper", ["ddp", "fsdp2"])
+def test_after_a_ddp_or_fsdp2_step_inference_uses_the_new_weights(tmp_path, wrapper):
     import torch.distributed as dist
-    from torch.nn.parallel import DistributedDataParallel
 
     store = dist.FileStore(str(tmp_path / "store"), 1)
     dist.init_process_group("gloo", store=store, rank=0, world_size=1)
     try:
         model = _model()
         _use(model)
-        ddp = DistributedDataParallel(model)
-        optimizer = torch.optim.AdamW(ddp.parameters(), lr=0.05, fused=True)
+        if wrapper == "ddp":
+            from torch.nn.parallel import DistributedDataParallel
+
+            wrapped = DistributedDataParallel(model)
+        else:  # parameters become sharded DTensors; each forward gathers them
+            from torch.distributed.device_mesh import init_device_mesh
+            from torch.distributed.fsdp import fully_shard
+
+            mesh = init_device_mesh("cpu", (1,))
+            for block in model.model.blocks:
+                fully_shard(block, mesh=mesh)
+            wrapped = fully_shard(model, mesh=mesh)
+        optimizer = torch.optim.AdamW(wrapped.parameters(), lr=0.05, fused=True)
         ids = torch.randint(2, 99, (2, 9))
-        ddp(ids, labels=ids).loss.backward()
+        wrapped.train()
+        wrapped(ids, labels=ids).loss.backward()
         optimizer.step()
         model.eval()
-        _assert_same_as_fresh(model, _fresh_copy(model))
+        full = {k: v.full_tensor() if hasattr(v, "full_tensor") else v for k, v in model.state_dict().items()}
+        fresh = TinyRWKVForCausalLM(model.config).eval()
+        fresh.load_state_dict(full)
+        _assert_same_as_fresh(model, fresh)
     finally:
         dist.destroy_process_group()
 
