@@ -9,7 +9,6 @@ full test credit (the slow test at the end).
 from __future__ import annotations
 
 import platform
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -224,11 +223,9 @@ impl<const N: u64> Spin<N> {
 }
 pub fn caesar_cipher<S: AsRef<str>>(_text: S, _shift: i32) -> String { Spin::<1>::DONE.to_string() }
 """
-    start = time.monotonic()
     result = _run(code, task, toolchain)
     assert result.success and result.status == "tests_compile_error" and result.tests_passed == 0
-    assert any(d.code == "long_running_const_eval" for d in result.diagnostics)
-    assert time.monotonic() - start < 25  # the lint stops it; without it, the CPU limit (30 s) would
+    assert any(d.code == "long_running_const_eval" for d in result.diagnostics)  # the lint stops it, not the CPU limit
 
 
 def test_an_always_equal_partial_eq_earns_nothing(toolchain):

@@ -137,14 +137,12 @@ def test_teacher_down_yields_none_and_counts(tmp_path, caplog):
 
 
 def test_requests_run_concurrently():
-    # Each request is held 1 s: one at a time they would take 8 s, so overlap shows even on a loaded machine.
+    # Each request is held 1 s, so requests sent together are in flight together, even on a loaded machine.
     with TeacherServer(delay=1.0) as server:
         reward = get_teacher_reward(TeacherConfig(model="judge", base_url=server.openai_url, cache_path=None))
         completions = [f"{GOOD}\n// variant {i}" for i in range(8)]
-        start = time.perf_counter()
         assert grade(reward, completions) == [0.9] * 8
-        elapsed = time.perf_counter() - start
-    assert server.max_in_flight >= 6 and elapsed < 8 * 1.0 / 2
+    assert server.max_in_flight >= 6  # the server saw them overlap (how long that took is the machine's business)
 
 
 def test_max_concurrency_caps_requests_in_flight():

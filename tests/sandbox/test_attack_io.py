@@ -16,4 +16,3 @@ def test_stdin_read_gets_eof_instead_of_blocking():
     result = attack(code, timeout=5.0)
     assert not result.timed_out and result.stdout == "''\n"
     assert "EOFError" in result.stderr
-    assert result.duration_s < 3

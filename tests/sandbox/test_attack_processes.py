@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from attack_harness import assert_still_works, attack, processes_with, require_layers, wait_until_gone
+from attack_harness import OVERRUN_S, assert_still_works, attack, processes_with, require_layers, wait_until_gone
 
 from rusty_hf.sandbox import Limits, run_python
 
@@ -28,7 +28,7 @@ def test_daemonised_child_does_not_outlive_the_run(caps):
     require_layers("daemon", "pidns", "cgroup-kill", "cgroup-pids", "own-uid", caps=caps)
     result = attack(DAEMON, timeout=5.0, caps=caps)
     assert "daemon" in result.stdout and "parent exits" in result.stdout
-    assert result.ok and result.duration_s < 3  # the run ends with its main program, not the daemon
+    assert result.ok  # not timed out: the run ended with its main program, not with the daemon (60 s)
 
 
 def test_killing_the_parent_leaves_the_caller_alive(caps):
@@ -89,7 +89,7 @@ def test_eight_attacks_at_once(caps):
         outcomes = list(pool.map(one, ATTACKS.items()))
     for name, result, elapsed in outcomes:
         assert not result.ok, name
-        assert elapsed < timeout + 2, f"{name} took {elapsed:.2f}s"
+        assert elapsed < timeout + OVERRUN_S, f"{name} took {elapsed:.2f}s"
     hits = {name: result.limit_hit for name, result, _ in outcomes}
     assert hits["memory"] == "memory" and hits["file"] == "fsize" and hits["flood"] == "output"
     assert hits["fds"] == "nofile" and hits["loop"] == hits["hang"] == hits["daemon"] == "timeout"

@@ -14,8 +14,7 @@ def test_infinite_loop_is_killed_at_the_wall_clock_timeout():
 
 def test_busy_loop_is_stopped_by_the_cpu_limit():
     result = attack("while True:\n    pass\n", timeout=5.0, limits=Limits(cpu_s=1))
-    assert not result.timed_out and result.limit_hit == "cpu"
-    assert result.duration_s < 4
+    assert not result.timed_out and result.limit_hit == "cpu"  # stopped by the limit, before the timeout
 
 
 def test_fork_bomb_is_contained(caps):
@@ -65,5 +64,4 @@ def test_stdout_flood_is_capped_and_marked_truncated():
     code = "import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n"
     result = attack(code, timeout=5.0, limits=Limits(output_bytes=256 << 10))
     assert result.stdout_truncated and result.limit_hit == "output" and not result.ok
-    assert len(result.stdout) == 256 << 10
-    assert result.duration_s < 3  # ended by the cap, not by the timeout
+    assert len(result.stdout) == 256 << 10 and not result.timed_out  # ended by the cap, not by the timeout

@@ -12,6 +12,8 @@ import time
 
 import pytest
 
+from attack_harness import OVERRUN_S
+
 from rusty_hf.sandbox import Limits, run
 from rusty_hf.sandbox.channel import Channel, ChannelClosed, ChannelError, ChannelOverflow, ChannelTimeout
 
@@ -47,7 +49,7 @@ def test_a_process_that_never_answers_times_out_at_the_deadline():
     begun = time.monotonic()
     result = run(python("import time\ntime.sleep(60)"), session=failure, timeout=1.0)
     assert isinstance(result.session_result, ChannelTimeout) and result.timed_out
-    assert time.monotonic() - begun < 4
+    assert time.monotonic() - begun < 1.0 + OVERRUN_S  # at the deadline, not after the program's 60 s
 
 
 def test_a_process_that_stops_reading_cannot_stall_a_send():
@@ -85,6 +87,5 @@ def test_stderr_is_still_captured_and_capped():
 
 
 def test_the_run_ends_with_the_session_even_if_the_process_would_go_on():
-    begun = time.monotonic()
     result = run(python("import os, time\nos.fork()\ntime.sleep(60)"), session=lambda channel: "done", timeout=30)
-    assert result.session_result == "done" and time.monotonic() - begun < 5 and not result.timed_out
+    assert result.session_result == "done" and not result.timed_out  # ended with the session, before the 30 s

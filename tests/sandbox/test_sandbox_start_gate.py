@@ -13,7 +13,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from attack_harness import require_mechanism
+from attack_harness import OVERRUN_S, require_mechanism
 
 from rusty_hf.sandbox import SandboxError, run
 from rusty_hf.sandbox import launch as sandbox_launch
@@ -147,7 +147,7 @@ def test_a_gate_never_released_never_starts_the_run(gated, borrowed, monkeypatch
     begun = time.monotonic()
     result = _off_main(lambda: run(["/bin/sh", "-c", "echo STARTED"], caps=gated, timeout=1.0))
     assert result.timed_out and "STARTED" not in result.stdout
-    assert time.monotonic() - begun < 3.0
+    assert time.monotonic() - begun < 1.0 + OVERRUN_S  # ended at its deadline, not held forever at the gate
     assert borrowed and _in_run_cgroups(borrowed, "bwrap") == set()  # the held sandbox went with the rest of the run
 
 
