@@ -9,25 +9,24 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 
 from rusty_hf.sandbox.capabilities import capabilities
-from rusty_hf.sandbox.isolation import opt_in_notice, refusal
+from rusty_hf.sandbox.isolation import refusal
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rusty_hf.sandbox", description=__doc__.splitlines()[0])
     parser.add_argument("--describe", action="store_true", help="list every layer first (capabilities().describe())")
     args = parser.parse_args(argv)
-    logging.getLogger("rusty_hf.sandbox").addHandler(logging.NullHandler())  # the verdict below is the one line
     caps = capabilities()
     if args.describe:
         print(caps.describe())
     if (line := refusal(caps)) is not None:
         print(line, file=sys.stderr)
         return 2
-    print(f"rusty_hf.sandbox: isolated ({', '.join(caps.layers())})" if caps.bwrap else opt_in_notice(caps))
+    if caps.bwrap:  # else the user opted in, and capabilities() has logged the notice that says so
+        print(f"rusty_hf.sandbox: isolated ({', '.join(caps.layers())})")
     return 0
 
 

@@ -159,9 +159,7 @@ def capabilities(refresh: bool = False) -> SandboxCapabilities:
             disabled = os.environ.get(DISABLE_ENV, "")
             _cached = detect(skip=tuple(name.strip() for name in disabled.split(",") if name.strip()))
             logger.info("rusty_hf.sandbox layers active: %s", ", ".join(_cached.layers()))
-            if (line := refusal(_cached)) is not None:
-                logger.warning(line)  # what every run will raise here, said once before the first one
-            else:
+            if refusal(_cached) is None:  # refused: every run raises the line, and whoever catches it says it once
                 check_isolation(_cached)  # with the opt-in, it logs the notice (once per process)
     return _cached
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import subprocess
 import sys
@@ -11,7 +10,7 @@ import sys
 import pytest
 
 from rusty_hf.sandbox import IsolationMissing, require_isolation, run_python
-from rusty_hf.sandbox.capabilities import DISABLE_ENV, capabilities
+from rusty_hf.sandbox.capabilities import DISABLE_ENV
 from rusty_hf.sandbox.layers import ALLOW_ENV
 from rusty_hf.user_errors import SetupError
 
@@ -30,22 +29,6 @@ def test_run_without_bwrap_is_refused_before_the_code_touches_the_host(no_bwrap,
         run_python(HOSTILE, args=[str(secret), str(marker)])
     assert _is_the_one_line(str(refused.value))
     assert not marker.exists()
-
-
-def test_refusal_is_logged_once_when_the_layers_are_detected(monkeypatch, caplog):
-    monkeypatch.setenv(DISABLE_ENV, "bwrap")
-    monkeypatch.delenv(ALLOW_ENV, raising=False)
-    try:
-        with caplog.at_level(logging.WARNING, logger="rusty_hf.sandbox"):
-            capabilities(refresh=True)
-            for _ in range(2):
-                with pytest.raises(IsolationMissing):
-                    run_python("pass")
-        lines = [r.getMessage() for r in caplog.records if "refuses" in r.getMessage()]
-        assert len(lines) == 1 and _is_the_one_line(lines[0])
-    finally:
-        monkeypatch.undo()
-        capabilities(refresh=True)
 
 
 def test_start_up_check_is_a_setup_error_with_the_same_line(no_bwrap):
@@ -72,6 +55,14 @@ def test_opt_in_runs_unisolated_and_the_log_names_the_switch(tmp_path):
     assert done.stdout.strip() == "True" and marker.read_text() == "opted in"  # unisolated, as asked
     notices = [line for line in done.stderr.splitlines() if f"{ALLOW_ENV}=1" in line]
     assert len(notices) == 1 and "WITHOUT filesystem isolation" in notices[0]
+
+
+def test_an_entry_point_refusing_at_start_up_prints_the_one_line_and_nothing_else():
+    code = "from rusty_hf.sandbox import require_isolation\nfrom rusty_hf.user_errors import run_cli\n" \
+           "raise SystemExit(run_cli('recipe.py', require_isolation))"
+    done = _python(code)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
+    assert _is_the_one_line(done.stderr.strip()) and done.stderr.startswith("recipe.py: ")
 
 
 def test_the_command_line_check_stops_with_the_line_and_status_2():
