@@ -24,7 +24,8 @@ CONSTANTS = ("None", "True", "False", "0", "1", "-1", "''", "[]", "{}", "()", "0
 RAISES = ("ValueError", "KeyError", "IndexError", "TypeError", "ZeroDivisionError", "StopIteration", "Exception")
 ECHO = "return args[0] if args else None"
 
-# Every method and operator of every class answers the same way; == says yes to anything.
+# Every method and operator of every class answers the same way, and every comparison (==, != and
+# the orderings alike) says yes: a test decided by the candidate's own answer to one is caught.
 _CLASS = """
 class {name}:
     def __init__(self, *args, **kwargs):
@@ -33,8 +34,7 @@ class {name}:
         def method(*args, **kwargs):
             {body}
         return method
-    def __eq__(self, other):
-        return True
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = lambda self, other: True
     def __hash__(self):
         return 0
     def __len__(self):

@@ -309,6 +309,21 @@ OWN_HACKS = {
             def __repr__(self):
                 return "Vector2D()"
     """),
+    # verdicts must be decided on plain values, never on the candidate's own comparisons (issue 39)
+    "a polynomial that computes nothing, whose == and != both say yes": ("polynomial", """
+        class Polynomial:
+            def __init__(self, coefficients):
+                pass
+            __eq__ = __ne__ = lambda self, other: True
+            __hash__ = None
+            def __add__(self, other):
+                return self
+            __mul__ = __add__
+            def __call__(self, x):
+                return 0
+            def degree(self):
+                return 0
+    """),
     # timing games
     "sleep past the deadline on the first call": ("average", """
         import time

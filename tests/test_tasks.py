@@ -254,6 +254,14 @@ def test_missing_file_error_names_folder_and_file(tmp_path):
         load_tasks(tmp_path)
 
 
+def test_a_python_test_file_that_cannot_be_collected_is_a_clear_error(tmp_path):
+    # The execution reward would score none of its samples: refused when the tasks load, naming the file.
+    folder = _copy_task(DEFAULT_ROOT / "python" / "sum_list", tmp_path, "python", "broken")
+    (folder / "tests.py").write_text("from solution import *\n\nassert sum_list([1, 2]) == 3\n")
+    with pytest.raises(TaskFormatError, match=r"broken/tests\.py cannot be collected: it defines no test"):
+        load_tasks(tmp_path)
+
+
 @pytest.mark.parametrize(
     "meta, complaint",
     [

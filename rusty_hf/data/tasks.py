@@ -107,6 +107,15 @@ def _check_meta(meta: object, path: Path) -> dict:
     return meta
 
 
+def _check_collects(path: Path, tests: str) -> None:
+    """Refuse a Python test file that no solution could make run (the execution reward would score none of it)."""
+    # Imported here: the rewards package is heavy, and every caller that scores tasks has it loaded already.
+    from rusty_hf.rewards.python_collect import collection_error
+
+    if (problem := collection_error(tests)) is not None:
+        raise TaskFormatError(f"{path} cannot be collected: {problem}")
+
+
 def read_task(folder: str | Path) -> Task:
     """Read and validate one task folder ``tasks/<language>/<name>``."""
     folder = Path(folder)
@@ -120,11 +129,14 @@ def read_task(folder: str | Path) -> Task:
     except json.JSONDecodeError as exc:
         raise TaskFormatError(f"{meta_path} is not valid JSON: {exc}") from None
     meta = _check_meta(meta, meta_path)
+    tests = _read(folder, f"tests{ext}")
+    if language == "python":
+        _check_collects(folder / f"tests{ext}", tests)
     return Task(
         name=folder.name,
         language=language,
         prompt=_read(folder, "prompt.md"),
-        tests=_read(folder, f"tests{ext}"),
+        tests=tests,
         solution=_read(folder, f"solution{ext}"),
         entry_point=meta["entry_point"],
         difficulty=meta["difficulty"],

@@ -9,8 +9,10 @@ Each request is a line ``[id, op, ...]``; each answer ``[id, "v", value, synced]
 error]`` (a batch of ``next``) or ``[id, "e", error]``, where an error is ``[builtin class name,
 handle of the solution's own class or null, message]``. Ops:
 
-- ``["import"]``: import the solution; ``["get", target, name]``: an attribute of a handle (null:
-  of the solution module); ``["call", target, args, kwargs]``: call it, answering also the arguments
+- ``["import"]``: import the solution; ``["names"]``: what a star import of the solution binds (its
+  ``__all__``, else its names without a leading underscore), each as ``[name, module]``: ``module``
+  the ``__name__`` of a module object, else null; ``["get", target, name]``: an attribute of a
+  handle (null: of the solution module); ``["call", target, args, kwargs]``: call it, answering also the arguments
   the call changed in place (``synced``: ``[i, "v", new value]``, or ``[i, "p", position]`` for an
   iterator); ``["op", name, args]``: an operator (``==``, ``+``, ``len``, ``repr``, ``iter``...);
   ``["next", target, n]``: up to ``n`` items of an iterator.
@@ -79,6 +81,8 @@ class Server:
         if op == "import":
             self.module = __import__("solution")
             return ["v", None, []]
+        if op == "names":
+            return ["v", self.encode(_public_names(self.module)), []]
         if op == "get":
             return ["v", self.encode(getattr(self.target(request[2]), request[3])), []]
         if op == "op":
@@ -123,6 +127,18 @@ class Server:
         except BaseException:  # an exception whose __str__ raises is still an exception
             message = ""
         return [_builtin_base(kind).__name__, own, message if type(message) is str else ""]
+
+
+def _public_names(module: object) -> list:
+    """``[name, module name or None]`` for each name a star import of ``module`` binds."""
+    names = getattr(module, "__all__", None)
+    if not isinstance(names, (list, tuple)):
+        names = [name for name in vars(module) if not name.startswith("_")]
+    found = []
+    for name in names:
+        value = getattr(module, name, None)  # a missing name fails when the host reads it, as in Python
+        found.append([name, value.__name__ if isinstance(value, type(os)) else None])
+    return found
 
 
 def _builtin_base(kind: type) -> type:

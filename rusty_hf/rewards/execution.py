@@ -63,6 +63,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rusty_hf.rewards.extract import completion_text, extract_code
+from rusty_hf.rewards.python_collect import collection_error, report_broken
 from rusty_hf.rewards.python_tests import TESTS_FILE, TestReport, run_tests  # noqa: F401 (TESTS_FILE: for CodingEnv)
 from rusty_hf.rewards.remote import Remote
 from rusty_hf.sandbox import IsolationMissing, Limits, SandboxResult, run
@@ -174,17 +175,21 @@ def _defines_something(code: str) -> bool:
 class _Sample:
     reward: float | None
     # ok | no_code | syntax_error | timeout | crash | no_tests_ran (the tests could not import the
-    # solution) | skipped (another language) | error (internal, reward None)
+    # solution) | skipped (another language) | tests_broken (the test file cannot be collected, whatever
+    # the solution: reward None) | error (internal, reward None)
     status: str
     parsed: bool = False
     fraction: float = 0.0
 
 
-def _score(completion, tests, language, *, parse_weight, pass_weight, timeout, limits) -> _Sample:
+def _score(completion, tests, language, task=None, *, parse_weight, pass_weight, timeout, limits) -> _Sample:
     if language not in (None, "python"):
         return _Sample(None, "skipped")  # other languages have their own rewards
     if not isinstance(tests, str) or not tests.strip():
         raise ValueError(f"the tests for this sample are {type(tests).__name__} {tests!r:.40}, not test code")
+    if (problem := collection_error(tests)) is not None:  # the file's fault, not the sample's: never parse credit
+        report_broken(tests, task, problem)
+        return _Sample(None, "tests_broken")
     code = extract_code(completion_text(completion), "python")
     if code is None or not code.strip():
         return _Sample(0.0, "no_code")
@@ -211,7 +216,7 @@ def _safe_score(*args, **kwargs) -> _Sample:
 
 
 def _log_metrics(samples: list[_Sample], log_metric: Callable | None, log_extra: Callable | None) -> None:
-    scored = [s for s in samples if s.status not in ("skipped", "error")]
+    scored = [s for s in samples if s.status not in ("skipped", "error", "tests_broken")]
     if callable(log_metric) and scored:
         n = len(scored)
         log_metric("execution/parse_rate", sum(s.parsed for s in scored) / n)
@@ -221,6 +226,7 @@ def _log_metrics(samples: list[_Sample], log_metric: Callable | None, log_extra:
     python_rows = [s for s in samples if s.status != "skipped"]
     if callable(log_metric) and python_rows:
         log_metric("execution/error_rate", sum(s.status == "error" for s in python_rows) / len(python_rows))
+        log_metric("execution/tests_broken_rate", sum(s.status == "tests_broken" for s in python_rows) / len(python_rows))
     if callable(log_extra):
         log_extra("execution_status", [s.status for s in samples])
 
@@ -283,12 +289,14 @@ def get_execution_reward(
         Args:
             completions: one per sample, a string or a conversational list of messages.
             tests: the ``tests`` dataset column, the test code of each sample's task.
-            **kwargs: other dataset columns (``language``: rows other than "python" get None)
-                and TRL's extras (``log_metric`` and ``log_extra`` are used when present).
+            **kwargs: other dataset columns (``language``: rows other than "python" get None;
+                ``name`` names a task in the log) and TRL's extras (``log_metric`` and
+                ``log_extra`` are used when present).
 
         Returns:
             One reward per completion in [0, parse_weight + pass_weight], or None for a sample
-            that could not be scored (another language, or an internal error, which is logged).
+            that could not be scored (another language, a test file that cannot be collected --
+            logged once per file -- or an internal error, which is logged).
 
         Raises:
             ValueError: when the ``tests`` column is missing or the columns differ in length -- a
@@ -308,10 +316,12 @@ def get_execution_reward(
         languages = kwargs.get("language") or [None] * len(completions)
         if len(languages) != len(completions):
             raise ValueError(f"got {len(completions)} completions but {len(languages)} languages")
+        names = kwargs.get("name") or ()  # only to name a broken test file in the log
+        names = list(names) if len(names) == len(completions) else [None] * len(completions)
         slots, todo = _dedupe(list(zip(completions, tests, languages)))
         workers = max(1, min(max_workers or default_workers(), len(todo)))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="execution_reward") as pool:
-            results = list(pool.map(lambda i: score(completions[i], tests[i], languages[i]), todo))
+            results = list(pool.map(lambda i: score(completions[i], tests[i], languages[i], names[i]), todo))
         samples = [results[slot] for slot in slots]
         _log_metrics(samples, kwargs.get("log_metric"), kwargs.get("log_extra"))
         return [s.reward for s in samples]

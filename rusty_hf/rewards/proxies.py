@@ -2,11 +2,19 @@
 
 Every use of a proxy -- an attribute, a call, an operator, ``len``, ``hash``, ``iter``, ``isinstance``
 -- is a request through the :class:`~rusty_hf.rewards.remote.Remote` it came from (``remote.py``
-says what comes back and what keeps the candidate from choosing its verdict). Two rules live here:
+says what comes back and what keeps the candidate from choosing its verdict). The rules that live
+here:
 
 - comparisons (``==``, ``!=``, ``<``...) only ever involve two proxies of the same conversation; with
   plain data they are ``NotImplemented``, so a proxy never equals an expected value, whatever the
-  candidate's ``__eq__`` says;
+  candidate's ``__eq__`` says. Between two proxies the answer must be a ``bool`` (a truthy object
+  would let the candidate choose again when the assert asks its truth), and ``a != b`` is ``not (a
+  == b)``: the candidate's ``__ne__`` is never asked, so an ``==`` and ``!=`` that both say yes
+  cannot pass a test that checks one pair equal and another not. Such tests judge the candidate's
+  ``__eq__`` itself; the tasks' tests judge every other result on plain values (``tasks/README.md``);
+- an arithmetic operator between a proxy and plain data must answer another proxy (``v * 3``): a
+  plain answer is a TypeError, or an object whose ``-`` answers ``0`` would pass HumanEval's
+  ``abs(candidate(x) - 0.5) < 1e-6``, whatever it computed;
 - ``len``/``hash``/``bool``/``repr``/``str`` must come back as the builtin type Python requires, or
   the test gets a TypeError.
 
@@ -97,6 +105,23 @@ class RemoteObject:
         return self._remote.operate("invert", self)
 
 
+class RemoteModule(RemoteObject):
+    """The solution module: a proxy that also answers ``__name__``, ``__all__`` and ``dir()``."""
+
+    __slots__ = ()
+
+    @property
+    def __name__(self) -> str:  # type: ignore[override]
+        return "solution"
+
+    @property
+    def __all__(self) -> list[str]:
+        return [name for name, _ in self._remote.public_names()]
+
+    def __dir__(self) -> list[str]:
+        return sorted(self.__all__)
+
+
 class RemoteIteration:
     """``iter(proxy)``: items fetched in growing batches, shared with ``next(proxy)`` on the same iterator."""
 
@@ -114,10 +139,15 @@ class RemoteIteration:
 
 
 def _comparison(name: str):
+    asked = "eq" if name == "ne" else name
+
     def compare(self: RemoteObject, other: object) -> object:
         if not isinstance(other, RemoteObject) or other._remote is not self._remote:
             return NotImplemented  # never equal to, or ordered against, plain data
-        return self._remote.operate(name, self, other)
+        answer = self._remote.operate(asked, self, other)
+        if type(answer) is not bool:
+            raise TypeError(f"{asked}() of two sandboxed objects returned {type(answer).__name__}, not bool")
+        return not answer if name == "ne" else answer
 
     compare.__name__ = f"__{name}__"
     return compare
@@ -125,7 +155,13 @@ def _comparison(name: str):
 
 def _binary(name: str, reflected: bool):
     def apply(self: RemoteObject, other: object) -> object:
-        return self._remote.operate(name, *((other, self) if reflected else (self, other)))
+        answer = self._remote.operate(name, *((other, self) if reflected else (self, other)))
+        if not isinstance(other, RemoteObject) and not isinstance(answer, RemoteObject):
+            raise TypeError(
+                f"{name}() of a sandboxed object and plain data answered plain {type(answer).__name__}: the "
+                "solution would choose the value the test judges (abs(result - expected) < tolerance)"
+            )
+        return answer
 
     apply.__name__ = f"__{'r' if reflected else ''}{name}__"
     return apply

@@ -17,15 +17,13 @@ carries over, as it would under pytest in one process).
 
 from __future__ import annotations
 
-import builtins
-import functools
 import unittest
 from dataclasses import dataclass, field
 
 from rusty_hf.rewards.proxies import RemoteObject
+from rusty_hf.rewards.python_collect import TESTS_FILE, builtins_for, compile_tests, describe, tests_of
 from rusty_hf.rewards.remote import Remote, SandboxBroken
 
-TESTS_FILE = "test_solution.py"
 _MAX_FAILURES = 5
 _FAILURE_CHARS = 300
 
@@ -45,41 +43,6 @@ class TestReport:
             self.failures.append(f"{name}: {error}"[:_FAILURE_CHARS])
 
 
-@functools.lru_cache(maxsize=512)
-def compile_tests(source: str):
-    """The test file's code object (compiled once per distinct file; code objects are immutable)."""
-    return compile(source, TESTS_FILE, "exec")
-
-
-def _describe(exc: BaseException) -> str:
-    try:
-        return f"{type(exc).__name__}: {exc}"
-    except BaseException:  # a message that cannot be printed is still a failure
-        return type(exc).__name__
-
-
-def _builtins_for(remote: Remote) -> dict:
-    """This process's builtins, with ``import solution`` answered by the sandboxed solution."""
-
-    def importer(name, globals=None, locals=None, fromlist=(), level=0):
-        if name == "solution" and level == 0:
-            return remote.module()
-        return builtins.__import__(name, globals, locals, fromlist, level)
-
-    return {**vars(builtins), "__import__": importer}
-
-
-def _tests_of(namespace: dict) -> list[tuple[str, object]]:
-    """``(name, callable)`` for each test, in the order the file defines them."""
-    found = []
-    for name, obj in list(namespace.items()):
-        if isinstance(obj, type) and issubclass(obj, unittest.TestCase):
-            found += [(case.id(), case) for case in unittest.TestLoader().loadTestsFromTestCase(obj)]
-        elif name.startswith("test") and callable(obj) and not isinstance(obj, (type, RemoteObject)):
-            found.append((name, obj))  # a solution's function imported as test_x is not a test
-    return found
-
-
 def _run_one(test: object) -> str | None:
     """None when ``test`` passes, else what went wrong."""
     if isinstance(test, unittest.TestCase):
@@ -90,21 +53,21 @@ def _run_one(test: object) -> str | None:
     try:
         test()
     except BaseException as exc:  # SandboxBroken included: the caller looks at remote.broken
-        return _describe(exc)
+        return describe(exc)
     return None
 
 
 def run_tests(tests: str, remote: Remote) -> TestReport:
     """Execute ``tests`` here with ``solution`` bound to ``remote`` and run every test it defines."""
     report = TestReport()
-    namespace = {"__name__": TESTS_FILE[:-3], "__builtins__": _builtins_for(remote)}
+    namespace = {"__name__": TESTS_FILE[:-3], "__builtins__": builtins_for(remote.module, remote.public_names)}
     try:
         exec(compile_tests(tests), namespace)
-    except BaseException as exc:  # an import the solution cannot satisfy: no test can run
-        report.failures.append(f"import: {_describe(exc)}"[:_FAILURE_CHARS])
+    except BaseException as exc:  # an import the solution cannot satisfy (collection_error vouched for the file)
+        report.failures.append(f"import: {describe(exc)}"[:_FAILURE_CHARS])
         report.broken = remote.broken
         return report
-    for name, test in _tests_of(namespace):
+    for name, test in tests_of(namespace, foreign=(RemoteObject,)):
         try:
             error = _run_one(test)
         except SandboxBroken:  # out of unittest's machinery, which lets BaseExceptions through

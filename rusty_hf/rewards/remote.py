@@ -1,6 +1,7 @@
 """The host's view of a sandboxed solution: proxies whose every use is a request over the channel.
 
-``Remote(channel).module()`` stands for the candidate's ``solution`` module. Its functions, classes and
+``Remote(channel).module()`` stands for the candidate's ``solution`` module (``public_names()``: what
+``from solution import *`` may bind, see ``python_collect.py``). Its functions, classes and
 objects are proxies (:class:`RemoteObject`); calling one, reading an attribute, or using an operator on
 it (``==``, ``+``, ``len``, ``iter``, ``repr``...) sends one request to ``candidate_server.py`` and
 decodes the answer with ``wire.py``. Whatever comes back is either plain data (builtin ``int``,
@@ -10,8 +11,9 @@ What keeps the candidate from choosing its verdict:
 
 - a proxy never equals plain data, nor orders against it: ``==``/``<`` with anything but another
   proxy of the same conversation is ``NotImplemented``, so an object whose ``__eq__`` says yes to
-  everything fails ``assert f(x) == 3``; ``len``/``hash``/``bool``/``repr`` must answer an int,
-  int, bool, str, else the test gets a TypeError;
+  everything fails ``assert f(x) == 3``; between two proxies ``==`` must answer a bool and ``!=``
+  is its negation; an operator with plain data must answer a proxy; ``len``/``hash``/``bool``/``repr``
+  must answer an int, int, bool, str, else the test gets a TypeError (``proxies.py``);
 - each request carries 64 fresh random bits that the answer must echo: an answer written before the
   request was read, a second answer to one request, or a line that is not the wire format breaks the
   conversation (:class:`SandboxBroken`, a BaseException so that no ``except Exception`` in a test can
@@ -34,7 +36,7 @@ import secrets
 from collections import deque
 
 from rusty_hf.rewards import wire
-from rusty_hf.rewards.proxies import RemoteObject
+from rusty_hf.rewards.proxies import RemoteModule, RemoteObject
 from rusty_hf.sandbox.channel import Channel, ChannelError, ChannelTimeout
 
 MAX_RECEIVED = 16 << 20
@@ -61,7 +63,8 @@ class Remote:
         self._numbers: dict[type, int] = {}  # local exception classes made for the solution's own
         self._pending: dict[int, deque] = {}  # items fetched ahead, per iterator
         self._errors: dict[int, BaseException] = {}
-        self._module: RemoteObject | None = None
+        self._module: RemoteModule | None = None
+        self._names: list[tuple[str, str | None]] | None = None
 
     # --- one request ------------------------------------------------------------------------
 
@@ -149,15 +152,26 @@ class Remote:
 
     # --- what the proxies do ----------------------------------------------------------------
 
-    def module(self) -> RemoteObject:
+    def module(self) -> RemoteModule:
         """The solution module (imported in the sandbox on first use; its errors raise ImportError)."""
         if self._module is None:
             try:
                 self.request("import")
             except Exception as exc:
                 raise ImportError(f"the solution failed to import: {type(exc).__name__}: {exc}") from None
-            self._module = RemoteObject(self, None)
+            self._module = RemoteModule(self, None)
         return self._module
+
+    def public_names(self) -> list[tuple[str, str | None]]:
+        """What ``from solution import *`` binds: ``(name, module name)`` pairs, the module name
+        None unless the value is a module (asked once; a malformed answer breaks the conversation)."""
+        if self._names is None:
+            self.module()
+            names = self.value("names")
+            if type(names) is not list or not all(_is_name_pair(entry) for entry in names):
+                raise self._break("a malformed list of the solution's names")
+            self._names = [(name, module) for name, module in names]
+        return self._names
 
     def value(self, op: str, *parts: object) -> object:
         return self.request(op, *parts)[1]
@@ -200,6 +214,13 @@ class Remote:
         if pending:
             return pending.popleft()
         raise self._errors.pop(number)
+
+
+def _is_name_pair(entry: object) -> bool:
+    return (
+        type(entry) is list and len(entry) == 2 and type(entry[0]) is str and entry[0].isidentifier()
+        and (entry[1] is None or type(entry[1]) is str)
+    )  # fmt: skip
 
 
 def _builtin_exception(name: str) -> type[Exception]:
