@@ -93,11 +93,12 @@ mod tests {{
     fn host_files_are_out_of_reach() {{
         assert_eq!(std::fs::read_to_string("/etc/passwd").is_err(), true);
         assert_eq!(std::fs::metadata({json.dumps(str(here))}).is_err(), true);
+        assert_eq!(super::double(2), 4); // a value of the program: a test a stub passes is refused
     }}
 }}"""
-    frames = reference_frames("pub fn noop() {}\n", tests, toolchain=toolchain, cache=ReferenceCache())
+    frames = reference_frames("pub fn double(x: i32) -> i32 { 2 * x }\n", tests, toolchain=toolchain, cache=ReferenceCache())
     (frame,) = frames.values()
-    assert [line.endswith(', "true")') for line in frame.observations] == [True, True]
+    assert [line.endswith(', "true")') for line in frame.observations] == [True, True, False]
 
 
 def test_infinite_loop_costs_one_test_its_time_limit_not_the_run(toolchain):

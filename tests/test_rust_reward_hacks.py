@@ -17,6 +17,7 @@ from rusty_hf.data.tasks import load_tasks
 from rusty_hf.rewards.execution import default_workers
 from rusty_hf.rewards.rust import get_rust_reward
 from rusty_hf.rewards.rust_compile import compile_rust
+from rusty_hf.rewards.rust_harness import ReferenceCache, TaskReferenceError
 from tests.test_rust_compile import toolchain  # noqa: F401 -- the fixture: find_toolchain(), or a skip
 
 SIGNATURE = "pub fn caesar_cipher(text: &str, shift: i32) -> String"
@@ -245,6 +246,39 @@ impl fmt::Display for Fraction { fn fmt(&self, f: &mut fmt::Formatter) -> fmt::R
 """
     result = _run(code, task, toolchain)
     assert result.tests_compiled and result.tests_passed == 0
+
+
+# The harness records the left side of assert_eq!: a test written the other way round records its
+# expected value for any program that does not panic, and one a default answers pays a constant.
+UNPAID_TESTS = {
+    "reversed, inline": 'assert_eq!(String::from("bcd"), caesar_cipher("abc", 1));',
+    "reversed, through a binding": 'let out = caesar_cipher("abc", 1);\n        assert_eq!("bcd", out);',
+    "a case the default answers": 'assert_eq!(caesar_cipher("", 1), "");',
+}
+
+
+def _with_test(body: str) -> str:
+    return (
+        "#[cfg(test)]\nmod tests {\n    use super::*;\n\n"
+        '    #[test]\n    fn example() {\n        assert_eq!(caesar_cipher("Hello, World!", 3), "Khoor, Zruog!");\n    }\n\n'
+        f"    #[test]\n    fn unpaid() {{\n        {body}\n    }}\n}}\n"
+    )
+
+
+@pytest.mark.parametrize("name", sorted(UNPAID_TESTS))
+def test_a_test_that_a_stub_passes_refuses_the_task_instead_of_paying_it(name, task, toolchain):
+    tests = _with_test(UNPAID_TESTS[name])
+    with pytest.raises(TaskReferenceError, match=r"test tests::unpaid passes for a program whose every function returns Default"):
+        compile_rust(HACKS["exit_0_before_returning"], tests=tests, reference=task["solution"], toolchain=toolchain,
+                     timeout=120, references=ReferenceCache())  # fmt: skip
+    hack = f"```rust\n{SIGNATURE} {{ String::new() }}\n```"
+    assert get_rust_reward()([hack], tests=[tests], solution=[task["solution"]]) == [None]
+
+
+def test_the_same_test_written_actual_first_is_paid_only_for_the_right_answer(task, toolchain):
+    tests = _with_test('assert_eq!(caesar_cipher("abc", 1), "bcd");')
+    run = lambda code: compile_rust(code, tests=tests, reference=task["solution"], toolchain=toolchain, timeout=120)  # noqa: E731
+    assert run(f"{SIGNATURE} {{ String::new() }}").tests_passed == 0 and run(task["solution"]).tests_passed == 2
 
 
 @pytest.mark.parametrize("name", sorted(MISBEHAVES_ONCE))

@@ -11,8 +11,9 @@
 2. only when the task has tests and the check passed: ``rustc --test`` on the program with the
    harness and the tests appended (:mod:`rusty_hf.rewards.rust_harness`), then each test in a
    process of its own. Which tests passed is decided here, by comparing what each test recorded
-   with what it recorded for the task's reference solution (run the same way, cached); no line the
-   program prints, and no exit code, is taken for a verdict.
+   with what it recorded for the task's reference solution (run the same way, cached, and refused
+   when a stub of it that computes nothing passes a test: ``rust_stub.py``); no line the program
+   prints, and no exit code, is taken for a verdict.
 
 Both the compiler and the tests run in the sandbox: the toolchain's sysroot is the only host
 directory bound in (read-only), so ``include_str!("/etc/passwd")`` finds no file at compile time,
@@ -34,8 +35,9 @@ from dataclasses import dataclass
 from rusty_hf.rewards import rust_harness as harness
 from rusty_hf.rewards.rust_cache import cache_key
 from rusty_hf.rewards.rust_harness import Frame, ReferenceCache, TaskReferenceError
+from rusty_hf.rewards.rust_stub import STUB_PRELUDE, refuse_tests_a_stub_passes
 from rusty_hf.rewards.rust_toolchain import RustToolchain, RustToolchainError, find_toolchain
-from rusty_hf.sandbox import Limits, run
+from rusty_hf.sandbox import Limits, SandboxResult, run
 
 EDITION = "2021"
 MAX_CODE_CHARS = 100_000  # longer "programs" are degenerate generations: not worth a compiler run
@@ -199,7 +201,7 @@ def _run(toolchain: RustToolchain, code: str, tests: str | None, mode: str, name
 def harness_fingerprint(test_timeout: float = DEFAULT_TEST_TIMEOUT) -> str:
     """A digest of everything that decides a test verdict besides code, tests and toolchain: part of
     every cache key of test results, so a changed harness never serves stale scores."""
-    return cache_key(harness.PRELUDE, _SCRIPT, test_timeout)
+    return cache_key(harness.PRELUDE, _SCRIPT, test_timeout, STUB_PRELUDE)
 
 
 def reference_frames(
@@ -216,7 +218,8 @@ def reference_frames(
 
     Raises:
         TaskReferenceError: the reference does not build against its tests, fails one, or a test
-            records nothing or not the same twice; ``permanent=False`` when the run only timed out.
+            records nothing, not the same twice, or what a stub that computes nothing records too;
+            ``permanent=False`` when a run only timed out.
     """
     options = {"clippy": False, "timeout": timeout, "limits": limits or DEFAULT_LIMITS, "test_timeout": test_timeout}
 
@@ -229,7 +232,14 @@ def reference_frames(
             raise TaskReferenceError(f"the reference solution does not build with its tests: {why}", permanent=not result.timed_out)
         if result.timed_out:
             raise TaskReferenceError(f"the reference run timed out after {timeout:g} s", permanent=False)
-        return harness.expected_frames(result.stdout)
+        expected = harness.expected_frames(result.stdout)
+
+        def run_tests(stub: str) -> tuple[bool, SandboxResult]:
+            stub_result = _run(toolchain, stub, tests, "tests", list(expected), options)
+            return f"{_MARK}test-run" in stub_result.stderr, stub_result
+
+        refuse_tests_a_stub_passes(expected, reference, run_tests)
+        return expected
 
     key = cache_key("rust-reference", reference, tests, toolchain.version, harness_fingerprint(test_timeout))
     return (cache or harness.DEFAULT_REFERENCES).get(key, compute)

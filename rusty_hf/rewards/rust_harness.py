@@ -9,7 +9,10 @@ against the task's trusted reference solution (sandboxed too; once per task, cac
 hash; the tests must also pass as written there, with std's ``assert_eq!``, and record the same
 values twice) and keeps what each test recorded. A test of a program passes when its process
 recorded exactly the reference's lines, in order, ended with status 0 as the reference's did, and
-its frame (the shell's begin line, the records, the shell's end line) appears exactly once.
+its frame (the shell's begin line, the records, the shell's end line) appears exactly once. The
+reference run also runs the tests against a stub of the reference that computes nothing
+(``rust_stub.py``) and refuses the task when the stub passes a test: a reversed ``assert_eq!(expected,
+actual)`` records its expected value whatever the program, and a test a default answers pays a constant.
 
 Each test runs in a process of its own (``tests_bin --exact NAME``, the names taken from the
 reference's binary, never the program's) under a wall-clock and an output limit, so a crash, an

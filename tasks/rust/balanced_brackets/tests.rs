@@ -15,11 +15,13 @@ mod tests {
     #[test]
     fn crossed() {
         assert_eq!(balanced_brackets("([)]"), false);
+        assert_eq!(balanced_brackets("[()]"), true);
     }
 
     #[test]
     fn unclosed_and_extra() {
         assert_eq!(balanced_brackets("(("), false);
         assert_eq!(balanced_brackets("())"), false);
+        assert_eq!(balanced_brackets("(())"), true);
     }
 }

@@ -11,11 +11,13 @@ mod tests {
     fn missing() {
         assert_eq!(binary_search(&[1, 3, 5, 7], 4), None);
         assert_eq!(binary_search(&[1, 3, 5, 7], 0), None);
+        assert_eq!(binary_search(&[1, 3, 5, 7], 7), Some(3));
     }
 
     #[test]
     fn empty() {
         assert_eq!(binary_search(&[], 1), None);
+        assert_eq!(binary_search(&[1], 1), Some(0));
     }
 
     #[test]

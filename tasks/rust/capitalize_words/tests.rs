@@ -15,6 +15,7 @@ mod tests {
     #[test]
     fn empty() {
         assert_eq!(capitalize_words(""), "");
+        assert_eq!(capitalize_words("x"), "X");
     }
 
     #[test]

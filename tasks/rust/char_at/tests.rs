@@ -18,5 +18,6 @@ mod tests {
     fn out_of_range() {
         assert_eq!(char_at("abc", 3), None);
         assert_eq!(char_at("", 0), None);
+        assert_eq!(char_at("abc", 1), Some('b'));
     }
 }

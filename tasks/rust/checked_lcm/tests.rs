@@ -18,5 +18,6 @@ mod tests {
     #[test]
     fn lcm_overflow() {
         assert_eq!(checked_lcm(u64::MAX, u64::MAX - 1), None);
+        assert_eq!(checked_lcm(u64::MAX, 1), Some(u64::MAX));
     }
 }

@@ -20,5 +20,6 @@ mod tests {
     #[test]
     fn empty() {
         assert_eq!(compress_ranges(&[]), Vec::<String>::new());
+        assert_eq!(compress_ranges(&[4]), vec!["4"]);
     }
 }

@@ -10,12 +10,14 @@ mod tests {
     #[test]
     fn all_distinct() {
         assert_eq!(contains_duplicate(&[4, 5, 6]), false);
+        assert_eq!(contains_duplicate(&[6, 5, 6]), true);
     }
 
     #[test]
     fn empty_and_single() {
         assert_eq!(contains_duplicate::<i32>(&[]), false);
         assert_eq!(contains_duplicate(&['x']), false);
+        assert_eq!(contains_duplicate(&['x', 'x']), true);
     }
 
     #[test]

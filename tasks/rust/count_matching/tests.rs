@@ -17,6 +17,7 @@ mod tests {
     fn none_match_or_empty() {
         assert_eq!(count_matching(&[1, 3, 5], |n| n % 2 == 0), 0);
         assert_eq!(count_matching::<i32, _>(&[], |_| true), 0);
+        assert_eq!(count_matching(&[2, 3, 4], |n| n % 2 == 0), 2);
     }
 
     #[test]

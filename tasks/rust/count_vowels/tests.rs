@@ -16,5 +16,6 @@ mod tests {
     fn no_vowels() {
         assert_eq!(count_vowels("rhythm"), 0);
         assert_eq!(count_vowels(""), 0);
+        assert_eq!(count_vowels("y a"), 1);
     }
 }

@@ -10,6 +10,7 @@ mod tests {
     #[test]
     fn empty() {
         assert_eq!(double_all(&[]), Vec::<i32>::new());
+        assert_eq!(double_all(&[7]), vec![14]);
     }
 
     #[test]

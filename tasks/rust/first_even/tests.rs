@@ -15,10 +15,12 @@ mod tests {
     #[test]
     fn none_when_all_odd() {
         assert_eq!(first_even(&[1, 3, 5]), None);
+        assert_eq!(first_even(&[1, 3, 6]), Some(6));
     }
 
     #[test]
     fn none_when_empty() {
         assert_eq!(first_even(&[]), None);
+        assert_eq!(first_even(&[0]), Some(0));
     }
 }

@@ -21,5 +21,6 @@ mod tests {
     fn no_word() {
         assert_eq!(first_word(""), "");
         assert_eq!(first_word("    "), "");
+        assert_eq!(first_word(" x "), "x");
     }
 }

@@ -13,6 +13,7 @@ mod tests {
     #[test]
     fn zero_denominator() {
         assert_eq!(Fraction::new(1, 0), None);
+        assert_eq!(Fraction::new(3, 1).map(|f| (f.numerator(), f.denominator())), Some((3, 1)));
     }
 
     #[test]

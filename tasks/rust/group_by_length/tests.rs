@@ -18,5 +18,6 @@ mod tests {
     #[test]
     fn empty() {
         assert_eq!(group_by_length(&[]).len(), 0);
+        assert_eq!(group_by_length(&["a", "b"]).len(), 1);
     }
 }

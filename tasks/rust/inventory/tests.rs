@@ -14,6 +14,9 @@ mod tests {
     fn unknown_item_is_zero() {
         let inv = Inventory::new();
         assert_eq!(inv.count("pear"), 0);
+        let mut stocked = Inventory::new();
+        stocked.add("fig", 2);
+        assert_eq!((stocked.count("fig"), stocked.count("pear")), (2, 0));
     }
 
     #[test]

@@ -22,5 +22,6 @@ mod tests {
     #[test]
     fn empty_map() {
         assert_eq!(invert_map(&HashMap::new()).len(), 0);
+        assert_eq!(invert_map(&scores(&[("dee", 4)])).len(), 1);
     }
 }

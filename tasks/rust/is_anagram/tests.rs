@@ -15,11 +15,13 @@ mod tests {
     #[test]
     fn different_letters() {
         assert_eq!(is_anagram("abc", "abd"), false);
+        assert_eq!(is_anagram("abc", "cab"), true);
     }
 
     #[test]
     fn counts_matter() {
         assert_eq!(is_anagram("aab", "abb"), false);
         assert_eq!(is_anagram("ab", "abb"), false);
+        assert_eq!(is_anagram("aab", "aba"), true);
     }
 }

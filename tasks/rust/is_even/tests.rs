@@ -13,6 +13,7 @@ mod tests {
     fn odd_numbers() {
         assert_eq!(is_even(1), false);
         assert_eq!(is_even(7), false);
+        assert_eq!(is_even(8), true);
     }
 
     #[test]

@@ -12,12 +12,14 @@ mod tests {
     fn ordinary_years() {
         assert_eq!(is_leap_year(2023), false);
         assert_eq!(is_leap_year(2001), false);
+        assert_eq!(is_leap_year(2004), true);
     }
 
     #[test]
     fn centuries_are_not_leap() {
         assert_eq!(is_leap_year(1900), false);
         assert_eq!(is_leap_year(2100), false);
+        assert_eq!(is_leap_year(1904), true);
     }
 
     #[test]

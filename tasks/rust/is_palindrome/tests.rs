@@ -10,6 +10,7 @@ mod tests {
     #[test]
     fn not_palindrome() {
         assert_eq!(is_palindrome("rusty"), false);
+        assert_eq!(is_palindrome("Never odd or even"), true);
     }
 
     #[test]

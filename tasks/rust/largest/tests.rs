@@ -5,6 +5,7 @@ mod tests {
     #[test]
     fn empty() {
         assert_eq!(largest(&[]), None);
+        assert_eq!(largest(&[0]), Some(0));
     }
 
     #[test]

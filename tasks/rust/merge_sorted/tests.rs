@@ -16,6 +16,7 @@ mod tests {
     #[test]
     fn both_empty() {
         assert_eq!(merge_sorted(&[], &[]), Vec::<i32>::new());
+        assert_eq!(merge_sorted(&[2], &[1]), vec![1, 2]);
     }
 
     #[test]

@@ -16,5 +16,6 @@ mod tests {
     #[test]
     fn not_square() {
         assert_eq!(Rectangle { width: 5, height: 6 }.is_square(), false);
+        assert_eq!(Rectangle { width: 2, height: 2 }.is_square(), true);
     }
 }

@@ -15,5 +15,6 @@ mod tests {
     #[test]
     fn empty() {
         assert_eq!(reverse_words(""), "");
+        assert_eq!(reverse_words("one"), "one");
     }
 }

@@ -10,6 +10,7 @@ mod tests {
     #[test]
     fn empty() {
         assert_eq!(run_length_encode(""), "");
+        assert_eq!(run_length_encode("z"), "1z");
     }
 
     #[test]

@@ -23,5 +23,6 @@ mod tests {
     fn unreachable() {
         assert_eq!(shortest_path(&[(1, 2), (3, 4)], 1, 4), None);
         assert_eq!(shortest_path(&[], 1, 2), None);
+        assert_eq!(shortest_path(&[(3, 4)], 4, 3), Some(1));
     }
 }

@@ -29,5 +29,8 @@ mod tests {
         let mut people: Vec<Person> = Vec::new();
         sort_by_age(&mut people);
         assert_eq!(names(&people), Vec::<&str>::new());
+        let mut pair = vec![person("Old", 70), person("New", 1)];
+        sort_by_age(&mut pair);
+        assert_eq!(names(&pair), vec!["New", "Old"]);
     }
 }

@@ -5,6 +5,7 @@ mod tests {
     #[test]
     fn empty() {
         assert_eq!(sum_slice(&[]), 0);
+        assert_eq!(sum_slice(&[7]), 7);
     }
 
     #[test]

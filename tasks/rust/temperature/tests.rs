@@ -10,6 +10,7 @@ mod tests {
     #[test]
     fn freezing() {
         assert_eq!(Temperature::Fahrenheit(32.0).to_celsius() + 0.0, 0.0); // (-0.0 + 0.0 is 0.0: a -0.0 answer is right too)
+        assert_eq!(Temperature::Fahrenheit(50.0).to_celsius(), 10.0);
     }
 
     #[test]

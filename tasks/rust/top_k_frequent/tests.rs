@@ -22,5 +22,6 @@ mod tests {
     fn empty_or_zero_k() {
         assert_eq!(top_k_frequent(&[], 3), Vec::<i32>::new());
         assert_eq!(top_k_frequent(&[1, 2], 0), Vec::<i32>::new());
+        assert_eq!(top_k_frequent(&[8], 1), vec![8]);
     }
 }

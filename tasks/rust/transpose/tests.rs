@@ -18,5 +18,6 @@ mod tests {
     #[test]
     fn ragged() {
         assert_eq!(transpose(&[vec![1, 2], vec![3]]), None);
+        assert_eq!(transpose(&[vec![1], vec![2]]), Some(vec![vec![1, 2]]));
     }
 }

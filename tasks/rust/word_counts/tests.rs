@@ -14,6 +14,7 @@ mod tests {
     #[test]
     fn empty() {
         assert_eq!(word_counts("  ...  ").len(), 0);
+        assert_eq!(word_counts("Go go").get("go"), Some(&2));
     }
 
     #[test]
