@@ -102,20 +102,6 @@ def test_training_values_are_training_words(training):
             assert all(word_split(w) == "train" for w in map(pool_word, words_of(arg)) if w is not None), arg
 
 
-def _act(request, index: int = 0) -> Action:
-    return Action(**request.case.actions[index])
-
-
-@pytest.mark.slow
-def test_every_heldout_reference_passes_its_own_checks(heldout, fixture_cache):
-    for request in heldout:
-        root = materialize(request.fixture, fixture_cache)
-        verdict = judge(request.case.first, _act(request), root)
-        assert verdict.ok, (request.intent, request.text, verdict.reason)
-        if request.multi_turn:
-            assert judge(request.case.final, _act(request, 1), root).ok, request.intent
-
-
 def _one(requests, intent: str):
     return next(r for r in requests if r.intent == intent)
 

@@ -7,6 +7,7 @@ import torch
 
 import rusty_hf.terminal_eval as terminal_eval
 from rusty_hf import TinyRWKVForCausalLM
+from rusty_hf.data.terminal.checks import Check
 from rusty_hf.data.terminal.dataset import heldout_requests
 from tests.conftest import tiny_config
 
@@ -93,3 +94,14 @@ def test_evaluate_refuses_to_put_dev_numbers_in_the_card():
         EvalArguments(suite="terminal", terminal_split="dev", update_model_card=True)
     args = EvalArguments(suite="terminal", terminal_split="dev", model_name_or_path="/nonexistent")
     assert default_output_file(args).name == "terminal_dev_eval.json"
+
+
+def test_the_evaluation_judges_with_the_rewards_checks(monkeypatch, cache, tiny_tokenizer):
+    """The reward reads a row's checks from JSON, the evaluation judges the request's own: the same checks,
+    so a command that prints everything fails here as it earns no reward there (issue 39)."""
+    requests = heldout_requests(seed=0, per_intent=FEW)
+    assert all(Check.from_json(r.row()["check"]) == r.case.first for r in requests)
+    dump = json.dumps({"action": "CMD", "command": "grep -rn . ."})
+    monkeypatch.setattr(terminal_eval, "generate_replies", lambda model, tokenizer, conversations, **kw: [dump] * len(conversations))
+    report = terminal_eval.evaluate_terminal(torch.nn.Identity(), tiny_tokenizer, cache, per_intent=FEW)
+    assert not [s["intent"] for s in report["samples"] if s["first_ok"]]

@@ -1,7 +1,9 @@
 """Intents that read the work dir: list, show, head/tail, count, search, find.
 
 Each builder draws its argument from the fixture and judges by the command's output: the names a
-listing must show, the lines, the number, the file that holds the text.
+listing must show, the lines, the number, the file that holds the text; and what the answer must not
+show besides (``excess.py``): file contents in a listing, other files' lines beside the one shown,
+other names beside the one counted, lines without the searched text.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from pathlib import PurePosixPath
 
 from rusty_hf.data.terminal import phrasings
 from rusty_hf.data.terminal.checks import Check
+from rusty_hf.data.terminal.excess import other_lines, other_names
 from rusty_hf.data.terminal.fixtures import Fixture
 from rusty_hf.data.terminal.intents import Case, cmd, intent
 from rusty_hf.data.terminal.values import ValuePool
@@ -40,31 +43,57 @@ def one(*needles: str) -> tuple[str, ...]:
     return tuple(needles)
 
 
+def count_check(fx: Fixture, path: str, number: int) -> Check:
+    """A count of ``path``: the output states that number and no other, and names no other file."""
+    return Check("output", none_of=other_lines(fx, keep={path}), no_names=other_names(fx, {path}), number=str(number))
+
+
+def search_check(fx: Fixture, needle: str, extra: tuple[tuple[str, ...], ...], holders: tuple[str, ...] = ()) -> Check:
+    """A search for ``needle``: the files that hold it (``holders``, default all) and ``extra`` shown, no
+    line without it, no file without it named."""
+    held = [p for p, c in visible(fx).items() if needle in c]
+    holders = holders or tuple(sorted(held))
+    return Check("output", all_of=(*(one(p) for p in holders), *extra), none_of=other_lines(fx, needle=needle),
+                 no_names=other_names(fx, held))  # fmt: skip
+
+
+def found_check(fx: Fixture, matches: list[str]) -> Check:
+    """A find: every match shown, no other file named, no content shown."""
+    return Check("output", all_of=tuple(one(p) for p in matches), none_of=other_lines(fx), no_names=other_names(fx, matches))
+
+
 @intent("list_root", "python", phrasings.LIST_ROOT)
 def list_root(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     names = children(fx, "")
-    return Case({}, (cmd("ls"),), Check("output", all_of=tuple(one(n) for n in names)))
+    check = Check("output", all_of=tuple(one(n) for n in names), none_of=other_lines(fx), no_names=other_names(fx, names))
+    return Case({}, (cmd("ls"),), check)
 
 
 @intent("list_dir", "python", phrasings.LIST_DIR)
 def list_dir(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     folder = rng.choice(sorted({p.split("/")[0] for p in visible(fx) if "/" in p}))
     names = children(fx, folder)
-    return Case({"dir": folder}, (cmd(f"ls {folder}"),), Check("output", all_of=tuple(one(n) for n in names)), args=(folder,))
+    inside = [f"{folder}/{n}" for n in names]
+    check = Check("output", all_of=tuple(one(n) for n in names), none_of=other_lines(fx), no_names=other_names(fx, inside))
+    return Case({"dir": folder}, (cmd(f"ls {folder}"),), check, args=(folder,))
 
 
 @intent("file_details", "python", phrasings.FILE_DETAILS)
 def file_details(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     path = rng.choice(sorted(visible(fx)))
     size = str(len(fx.tree_files()[path].encode()))
-    return Case({"file": path}, (cmd(f"ls -l {path}"),), Check("output", all_of=(one(path), one(size))), args=(path,))
+    # the long listing's mode string: the details asked for, which a count beside the name ('wc') lacks
+    mode = one("rw-", "rwx")
+    check = Check("output", all_of=(one(path), one(size), mode), none_of=other_lines(fx), no_names=other_names(fx, {path}))
+    return Case({"file": path}, (cmd(f"ls -l {path}"),), check, args=(path,))
 
 
 @intent("show_file", "python", phrasings.SHOW_FILE)
 def show_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     path = text_file(fx, rng)
     lines = [line for line in lines_of(fx, path) if line.strip()]
-    return Case({"file": path}, (cmd(f"cat {path}"),), Check("output", all_of=tuple(one(line) for line in lines)), args=(path,))
+    check = Check("output", all_of=tuple(one(line) for line in lines), none_of=other_lines(fx, keep={path}))
+    return Case({"file": path}, (cmd(f"cat {path}"),), check, args=(path,))
 
 
 def _head_tail(fx: Fixture, rng: random.Random, tail: bool) -> tuple[str, int, list[str], list[str]]:
@@ -80,22 +109,22 @@ def _head_tail(fx: Fixture, rng: random.Random, tail: bool) -> tuple[str, int, l
 @intent("head_file", "python", phrasings.HEAD_FILE)
 def head_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     path, n, shown, hidden = _head_tail(fx, rng, tail=False)
-    check = Check("output", all_of=tuple(one(s) for s in shown if s.strip()), none_of=tuple(hidden))
+    check = Check("output", all_of=tuple(one(s) for s in shown if s.strip()), none_of=(*hidden, *other_lines(fx, keep={path})))
     return Case({"file": path, "n": str(n)}, (cmd(f"head -n {n} {path}"),), check, args=(path,))
 
 
 @intent("tail_file", "python", phrasings.TAIL_FILE)
 def tail_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     path, n, shown, hidden = _head_tail(fx, rng, tail=True)
-    check = Check("output", all_of=tuple(one(s) for s in shown if s.strip()), none_of=tuple(hidden))
+    check = Check("output", all_of=tuple(one(s) for s in shown if s.strip()), none_of=(*hidden, *other_lines(fx, keep={path})))
     return Case({"file": path, "n": str(n)}, (cmd(f"tail -n {n} {path}"),), check, args=(path,))
 
 
 def _count(name: str, flag: str, measure, templates: tuple[str, ...]) -> None:
     def build(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
         path = text_file(fx, rng)
-        number = str(measure(fx.tree_files()[path]))
-        return Case({"file": path}, (cmd(f"wc {flag} {path}"),), Check("output", all_of=(one(number),)), args=(path,))
+        check = count_check(fx, path, measure(fx.tree_files()[path]))
+        return Case({"file": path}, (cmd(f"wc {flag} {path}"),), check, args=(path,))
 
     build.__name__ = name
     intent(name, "python", templates)(build)
@@ -110,14 +139,13 @@ _count("count_bytes", "-c", lambda text: len(text.encode()), phrasings.COUNT_BYT
 def search_text(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     candidates = sorted({line for path, c in visible(fx).items() if path.endswith(".txt") for line in c.splitlines() if line})
     text = rng.choice(candidates)
-    holders = sorted(p for p, c in visible(fx).items() if text in c)
-    check = Check("output", all_of=tuple(one(p) for p in holders))
+    check = search_check(fx, text, ())
     return Case({"text": text}, (cmd(f'grep -rn "{text}" .'),), check, args=(text,))
 
 
 @intent("find_todo", "python", phrasings.FIND_TODO)
 def find_todo(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    check = Check("output", all_of=(one(fx.facts["todo_file"]), one(fx.facts["todo"])))
+    check = search_check(fx, "TODO", (one(fx.facts["todo"]),))
     return Case({}, (cmd("grep -rn TODO ."),), check)
 
 
@@ -126,8 +154,8 @@ def find_definition(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     symbols = {**fx.facts["functions"], **fx.facts["classes"]}
     symbol = rng.choice(sorted(symbols))
     keyword = "class" if symbol in fx.facts["classes"] else "def"
-    return Case({"symbol": symbol}, (cmd(f'grep -rn "{keyword} {symbol}" .'),), Check("output", all_of=(one(symbols[symbol]),)),
-                args=(symbol,))  # fmt: skip
+    check = search_check(fx, symbol, (), holders=(symbols[symbol],))
+    return Case({"symbol": symbol}, (cmd(f'grep -rn "{keyword} {symbol}" .'),), check, args=(symbol,))
 
 
 @intent("find_by_name", "python", phrasings.FIND_BY_NAME)
@@ -135,12 +163,11 @@ def find_by_name(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     path = rng.choice(sorted(p for p in visible(fx) if "/" in p and not p.endswith("__init__.py")))
     name = PurePosixPath(path).name
     matches = sorted(p for p in visible(fx) if PurePosixPath(p).name == name)
-    return Case({"name": name}, (cmd(f'find . -name "{name}"'),), Check("output", all_of=tuple(one(p) for p in matches)),
-                args=(name,))  # fmt: skip
+    return Case({"name": name}, (cmd(f'find . -name "{name}"'),), found_check(fx, matches), args=(name,))
 
 
 @intent("find_by_ext", "python", phrasings.FIND_BY_EXT)
 def find_by_ext(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     ext = rng.choice(["py", "txt", "csv", "md"])
     matches = sorted(p for p in visible(fx) if p.endswith("." + ext))
-    return Case({"ext": ext}, (cmd(f'find . -name "*.{ext}"'),), Check("output", all_of=tuple(one(p) for p in matches)))
+    return Case({"ext": ext}, (cmd(f'find . -name "*.{ext}"'),), found_check(fx, matches))

@@ -10,10 +10,23 @@ from __future__ import annotations
 import random
 
 from rusty_hf.data.terminal import phrasings
-from rusty_hf.data.terminal.catalog_files import lines_of, one, text_file, visible
+from rusty_hf.data.terminal.catalog_files import (
+    count_check,
+    lines_of,
+    one,
+    text_file,
+    visible,
+)
 from rusty_hf.data.terminal.checks import Check
+from rusty_hf.data.terminal.excess import other_lines, other_names
 from rusty_hf.data.terminal.fixtures import Fixture
 from rusty_hf.data.terminal.intents import Case, cmd, intent, msg
+from rusty_hf.data.terminal.run_checks import (
+    last_commit_excess,
+    script_check,
+    status_check,
+    test_summary,
+)
 from rusty_hf.data.terminal.values import ValuePool
 
 # topic -> (Rusty's answer, keyword groups the answer must carry)
@@ -84,46 +97,51 @@ def ask_detail(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     return Case({}, (msg("Which file?"),), Check("msg", question=True))
 
 
-def _episode(command: str, first: Check, answer: str, fact: tuple[str, ...], slots=None, args=()) -> Case:
-    return Case(slots or {}, (cmd(command), msg(answer)), first, Check("msg", all_of=(fact,)), tuple(args))
+def _episode(command: str, first: Check, answer: str, final: Check, slots=None, args=()) -> Case:
+    return Case(slots or {}, (cmd(command), msg(answer)), first, final, tuple(args))
 
 
 @intent("count_py_files", "python", phrasings.COUNT_PY_FILES, multi_turn=True)
 def count_py_files(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     n = str(sum(p.endswith(".py") for p in visible(fx)))
-    return _episode('find . -name "*.py" | wc -l', Check("output", all_of=(one(n),)), f"{n} Python files.", one(n))
+    first = Check("output", none_of=other_lines(fx), no_names=other_names(fx, ()), number=n)  # the number alone
+    return _episode('find . -name "*.py" | wc -l', first, f"{n} Python files.", Check("msg", number=n))
 
 
 @intent("which_test_fails", "python", phrasings.WHICH_TEST_FAILS, multi_turn=True)
 def which_test_fails(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     test = fx.facts["failing_test"]
-    first = Check("output", all_of=(one(test),))
-    return _episode("python3 -m unittest", first, f"{test} fails.", one(test))
+    passing = tuple(t for t in fx.facts["tests"] if t != test)
+    final = Check("msg", all_of=(one(test),), none_of=passing)  # that one test, not every test's name
+    return _episode("python3 -m unittest", test_summary(fx), f"{test} fails.", final)
 
 
 @intent("last_commit", "python", phrasings.LAST_COMMIT, multi_turn=True)
 def last_commit(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     subject = fx.facts["subjects"][-1]
-    return _episode("git log -1 --oneline", Check("output", all_of=(one(subject),)), f"Last commit: {subject}.", one(subject))
+    first = Check("output", all_of=(one(subject),), none_of=last_commit_excess(fx))
+    final = Check("msg", all_of=(one(subject),), none_of=tuple(fx.facts["subjects"][:-1]))
+    return _episode("git log -1 --oneline", first, f"Last commit: {subject}.", final)
 
 
 @intent("script_prints", "python", phrasings.SCRIPT_PRINTS, multi_turn=True)
 def script_prints(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     script, out = fx.facts["script"], fx.facts["script_output"]
-    return _episode(f"python3 {script}", Check("output", all_of=(one(out),)), f"It prints: {out}", one(out),
+    return _episode(f"python3 {script}", script_check(fx), f"It prints: {out}", Check("msg", all_of=(one(out),)),
                     {"script": script}, (script,))  # fmt: skip
 
 
 @intent("how_long", "python", phrasings.HOW_LONG, multi_turn=True)
 def how_long(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     path = text_file(fx, rng)
-    n = str(len(lines_of(fx, path)))
-    return _episode(f"wc -l {path}", Check("output", all_of=(one(n),)), f"{n} lines.", one(n), {"file": path}, (path,))
+    n = len(lines_of(fx, path))
+    return _episode(f"wc -l {path}", count_check(fx, path, n), f"{n} lines.", Check("msg", number=str(n)), {"file": path}, (path,))
 
 
 @intent("what_changed", "python", phrasings.WHAT_CHANGED, multi_turn=True)
 def what_changed(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    modified, untracked = fx.facts["modified"], fx.facts["untracked"]
-    answer = f"Modified: {', '.join(modified)}. New, untracked: {', '.join(untracked)}."
-    first = Check("output", all_of=tuple(one(n) for n in modified + untracked))
-    return Case({}, (cmd("git status --short"), msg(answer)), first, Check("msg", all_of=tuple(one(n) for n in modified + untracked)))
+    changed = fx.facts["modified"] + fx.facts["untracked"]
+    answer = f"Modified: {', '.join(fx.facts['modified'])}. New, untracked: {', '.join(fx.facts['untracked'])}."
+    first = status_check(fx)
+    final = Check("msg", all_of=tuple(one(n) for n in changed), no_names=first.no_names)
+    return Case({}, (cmd("git status --short"), msg(answer)), first, final)

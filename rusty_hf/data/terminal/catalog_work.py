@@ -1,7 +1,8 @@
 """Intents that run things or change the work dir: scripts, tests, cargo, git, new files, edits, deletions.
 
 Running is judged by output (the script's line, the test summary, cargo's ``Finished``, the commit
-subjects); changing by the files left behind, whatever the action: ``echo >> notes.txt`` and an EDIT
+subjects, with nothing else of the work dir beside it: no file the run does not read, no older commit,
+``excess.py``); changing by the files left behind, whatever the action: ``echo >> notes.txt`` and an EDIT
 that writes the whole file both pass when the file ends up right, and nothing else changed.
 """
 
@@ -12,53 +13,62 @@ import random
 from rusty_hf.data.terminal import phrasings
 from rusty_hf.data.terminal.catalog_files import one, visible
 from rusty_hf.data.terminal.checks import Check
+from rusty_hf.data.terminal.excess import other_lines, other_names
 from rusty_hf.data.terminal.fixtures import Fixture
 from rusty_hf.data.terminal.intents import Case, cmd, edit, intent
+from rusty_hf.data.terminal.run_checks import (
+    committed,
+    last_commit_excess,
+    script_check,
+    status_check,
+    test_summary,
+)
 from rusty_hf.data.terminal.values import ValuePool
 
 
 @intent("run_script", "python", phrasings.RUN_SCRIPT)
 def run_script(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     script = fx.facts["script"]
-    return Case({"script": script}, (cmd(f"python3 {script}"),), Check("output", all_of=(one(fx.facts["script_output"]),)),
-                args=(script,))  # fmt: skip
+    return Case({"script": script}, (cmd(f"python3 {script}"),), script_check(fx), args=(script,))
 
 
-def _test_summary(fx: Fixture) -> Check:
-    n = len(fx.facts["tests"])
-    return Check("output", all_of=(one(f"Ran {n} tests", f"{n - 1} passed"), one(fx.facts["failing_test"])))
+def _cargo(fx: Fixture, *groups: tuple[str, ...], none_of: tuple[str, ...] = ()) -> Check:
+    """Cargo's output: the crate's sources may show (a warning, a failed assertion), no other file."""
+    sources = {p for p in fx.tree_files() if p.startswith("src/")}
+    return Check("output", all_of=groups, none_of=(*none_of, *other_lines(fx, keep=sources)))
 
 
 @intent("run_py_tests", "python", phrasings.RUN_PY_TESTS)
 def run_py_tests(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    return Case({}, (cmd("python3 -m unittest"),), _test_summary(fx))
+    return Case({}, (cmd("python3 -m unittest"),), test_summary(fx))
 
 
 @intent("run_rust_tests", "rust", phrasings.RUN_RUST_TESTS)
 def run_rust_tests(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    check = Check("output", all_of=(one("test result:"), one(fx.facts["failing_test"])))
-    return Case({}, (cmd("cargo test"),), check)
+    return Case({}, (cmd("cargo test"),), _cargo(fx, one("test result:"), one(fx.facts["failing_test"])))
 
 
 @intent("cargo_build", "rust", phrasings.CARGO_BUILD)
 def cargo_build(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    return Case({}, (cmd("cargo build"),), Check("output", all_of=(one("Finished"),), none_of=("error[",)))
+    return Case({}, (cmd("cargo build"),), _cargo(fx, one("Finished"), none_of=("error[",)))
 
 
 @intent("cargo_check", "rust", phrasings.CARGO_CHECK)
 def cargo_check(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    return Case({}, (cmd("cargo check"),), Check("output", all_of=(one("Finished"),), none_of=("error[",)))
+    return Case({}, (cmd("cargo check"),), _cargo(fx, one("Finished"), none_of=("error[",)))
 
 
 @intent("git_status", "python", phrasings.GIT_STATUS)
 def git_status(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    names = fx.facts["modified"] + fx.facts["untracked"]
-    return Case({}, (cmd("git status"),), Check("output", all_of=tuple(one(n) for n in names)))
+    return Case({}, (cmd("git status"),), status_check(fx))
 
 
 @intent("git_diff", "python", phrasings.GIT_DIFF)
 def git_diff(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    return Case({}, (cmd("git diff"),), Check("output", all_of=(one("+" + fx.facts["added_line"]),)))
+    modified = fx.facts["modified"]
+    check = Check("output", all_of=(one("+" + fx.facts["added_line"]),), none_of=other_lines(fx, keep=set(modified)),
+                  no_names=other_names(fx, modified, among=committed(fx)))  # fmt: skip
+    return Case({}, (cmd("git diff"),), check)
 
 
 @intent("git_log", "python", phrasings.GIT_LOG)
@@ -67,14 +77,14 @@ def git_log(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     n = rng.randint(1, len(subjects))
     latest = subjects[::-1][:n]
     older = subjects[::-1][n:]
-    check = Check("output", all_of=tuple(one(s) for s in latest), none_of=tuple(older))
+    check = Check("output", all_of=tuple(one(s) for s in latest), none_of=(*older, *other_lines(fx)))  # no patch either
     return Case({"n": str(n)}, (cmd(f"git log --oneline -n {n}"),), check)
 
 
 @intent("git_show", "python", phrasings.GIT_SHOW)
 def git_show(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     files = fx.facts["commit_files"][-1]
-    check = Check("output", all_of=(one(fx.facts["subjects"][-1]), *(one(f) for f in files)))
+    check = Check("output", all_of=(one(fx.facts["subjects"][-1]), *(one(f) for f in files)), none_of=last_commit_excess(fx))
     return Case({}, (cmd("git show --stat HEAD"),), check)
 
 

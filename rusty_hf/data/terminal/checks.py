@@ -4,12 +4,19 @@ A :class:`Check` says what a correct action achieves, never which string it must
 
 - ``output``: a CMD whose output (stdout and stderr, run in the sandbox on a fresh copy of the fixture)
   holds, for each group of ``all_of``, one of its strings (a listing shows the names the reference
-  listing shows; a count shows the number; a test run shows its summary) and none of ``none_of``;
+  listing shows; a test run shows its summary), and shows what the request did not ask for nowhere:
+  none of ``none_of`` (the lines of files it did not ask about, older commits), none of ``no_names``
+  as a whole name (files outside a listing, another file than the one counted) and, with ``number``,
+  no number but that one (a count is the number, not a number among others);
 - ``files``: after the action (an EDIT, or a CMD), the work dir holds exactly the fixture's files with
   ``files`` applied (content, or ``None`` for gone): nothing else changed;
 - ``runs``: after the action, ``run[0]`` run in the sandbox prints ``run[1]`` (a script that was asked for);
 - ``msg``: a MSG holding one string of each ``all_of`` group (case-insensitive; numbers as whole
-  numbers), and a question mark when ``question`` (asking for a missing detail).
+  numbers) and, as for output, none of ``none_of``, ``no_names`` and no number but ``number``; a
+  question mark when ``question`` (asking for a missing detail).
+
+Those walls are why a command that prints everything (``grep -rn . .``, ``cat * */*``, ``seq 0 5000``)
+is not paid: see ``hacks.py`` for the suite every check is held to.
 
 :func:`judge` runs the action through :class:`rusty_hf.agent.workspace.Workspace`, so a CMD gets the
 same sandbox, ``.git`` bind and limits as in ``rusty-terminal``. Runs are cached per (fixture,
@@ -33,10 +40,19 @@ from rusty_hf.agent.workspace import EXCLUDED_DIRS, PathRefused, Workspace
 from rusty_hf.data.terminal.fixtures import copy_fixture
 from rusty_hf.protocol import Action
 from rusty_hf.sandbox.readback import read_back
+from rusty_hf.sandbox.workdir import host_workdir_parent
 
 CHECK_KINDS = ("output", "files", "runs", "msg")
 COMMAND_TIMEOUT_S = 30.0  # cargo builds a crate in a few seconds; a hung command is cut here
 MAX_OBSERVATION_CHARS = 1200  # what the model sees of a command's output in multi-turn data and episodes
+SCRATCH_ROOM_MB = 64  # a fixture copy is well under 1 MB
+
+
+def _scratch() -> tempfile.TemporaryDirectory:
+    """A temp folder for one check's fixture copy: on /dev/shm where there is room, as the sandbox's own
+    work dirs. Every check copies and deletes a fixture; on a disk each folder made and removed costs
+    milliseconds (most of a check's time), in memory microseconds."""
+    return tempfile.TemporaryDirectory(prefix="rusty-check-", dir=host_workdir_parent(SCRATCH_ROOM_MB))
 
 
 @dataclass(frozen=True)
@@ -49,6 +65,8 @@ class Check:
     files: tuple[tuple[str, str | None], ...] = ()
     run: tuple[str, str] | None = None
     question: bool = False
+    no_names: tuple[str, ...] = ()
+    number: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in CHECK_KINDS:
@@ -62,6 +80,7 @@ class Check:
         raw = json.loads(text)
         raw["all_of"] = tuple(tuple(group) for group in raw.get("all_of", ()))
         raw["none_of"] = tuple(raw.get("none_of", ()))
+        raw["no_names"] = tuple(raw.get("no_names", ()))
         raw["files"] = tuple((path, content) for path, content in raw.get("files", ()))
         raw["run"] = tuple(raw["run"]) if raw.get("run") else None
         return cls(**raw)
@@ -81,10 +100,38 @@ def contains(text: str, needle: str, *, fold: bool = False) -> bool:
     return needle.lower() in text.lower() if fold else needle in text
 
 
+def names(text: str, name: str) -> bool:
+    """``name`` in ``text`` as a whole name: 'ledger.py' is in './src/ledger.py:3' but not in 'old_ledger.py'."""
+    return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])(?!\.\w)", text) is not None
+
+
+def numbers(text: str) -> list[str]:
+    """The numbers ``text`` states: whole tokens, not digits inside a name ('v0.1.0', 'file2.txt')."""
+    return re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?!\w)(?!\.\d)", text)
+
+
 def _groups_ok(text: str, groups: tuple[tuple[str, ...], ...], fold: bool) -> str | None:
     for group in groups:
         if not any(contains(text, needle, fold=fold) for needle in group):
             return f"missing {group[0]!r}" + (f" (or {len(group) - 1} alternatives)" if len(group) > 1 else "")
+    return None
+
+
+def _excess(text: str, check: Check, fold: bool) -> str | None:
+    """Why ``text`` says more than the request asked (see the module docstring), or None."""
+    shown = next((needle for needle in check.none_of if contains(text, needle, fold=fold)), None)
+    if shown is not None:
+        return f"shows {shown!r}"
+    named = next((name for name in check.no_names if names(text, name)), None)
+    if named is not None:
+        return f"names {named!r}"
+    if check.number:
+        stated = numbers(text)
+        if not stated:
+            return f"states no number (wants {check.number})"
+        wrong = next((n for n in stated if n.lstrip("0") != check.number.lstrip("0")), None)
+        if wrong is not None:
+            return f"states {wrong}, not only {check.number}"
     return None
 
 
@@ -106,7 +153,7 @@ class _Runs:
         with self._lock:
             if key in self._done:
                 return self._done[key]
-        with tempfile.TemporaryDirectory(prefix="rusty-check-") as tmp:
+        with _scratch() as tmp:
             ws = Workspace(copy_fixture(root, Path(tmp) / "w"), timeout=timeout)
             try:
                 result = ws.run(command)
@@ -126,7 +173,7 @@ def _files_after(root: Path, action: Action, timeout: float) -> tuple[str, dict[
     if action.action == "CMD":
         observation, _, files = RUNS.run(root, action.command, timeout)
         return observation, files
-    with tempfile.TemporaryDirectory(prefix="rusty-check-") as tmp:
+    with _scratch() as tmp:
         ws = Workspace(copy_fixture(root, Path(tmp) / "w"), timeout=timeout)
         try:
             ws.write_file(action.path, action.content)
@@ -155,7 +202,7 @@ def judge(check: Check, action: Action | None, root: Path, *, timeout: float = C
     if check.kind == "msg":
         if action.action != "MSG":
             return Verdict(False, f"expected a MSG, got {action.action}")
-        missing = _groups_ok(action.message, check.all_of, fold=True)
+        missing = _groups_ok(action.message, check.all_of, fold=True) or _excess(action.message, check, fold=True)
         if missing is None and check.question and "?" not in action.message:
             missing = "asks nothing"
         return Verdict(missing is None, missing or "ok")
@@ -165,9 +212,7 @@ def judge(check: Check, action: Action | None, root: Path, *, timeout: float = C
         if action.action != "CMD":
             return Verdict(False, "expected a CMD")
         observation, output, _ = RUNS.run(root, action.command, timeout)
-        missing = _groups_ok(output, check.all_of, fold=False)
-        shown = [needle for needle in check.none_of if contains(output, needle)]
-        reason = missing or (f"shows {shown[0]!r}" if shown else None)
+        reason = _groups_ok(output, check.all_of, fold=False) or _excess(output, check, fold=False)
         return Verdict(reason is None, reason or "ok", observation)
     observation, after = _files_after(root, action, timeout)
     if check.kind == "files":
@@ -182,7 +227,7 @@ def judge(check: Check, action: Action | None, root: Path, *, timeout: float = C
         wrong = sorted(name for name in set(got) | set(want) if got.get(name) != want.get(name))
         return Verdict(not wrong, f"differs at {wrong[0]}" if wrong else "ok", observation)
     command, expected_output = check.run
-    with tempfile.TemporaryDirectory(prefix="rusty-check-") as tmp:
+    with _scratch() as tmp:
         work = Path(tmp) / "w"
         work.mkdir()
         ws = Workspace(work, timeout=timeout)

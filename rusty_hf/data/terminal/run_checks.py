@@ -1,0 +1,43 @@
+"""Checks of running things, shared by a single-turn intent and the multi-turn one that asks the same:
+the script's line, the test run, what changed since the last commit, the last commit.
+
+Each asks for its fact and nothing else of the work dir beside it (``excess.py``): the script's line
+but not its source, the test summary but no line of a file the run does not read, the changed files
+but no unchanged one, the last commit but no older one.
+"""
+
+from __future__ import annotations
+
+from rusty_hf.data.terminal.checks import Check
+from rusty_hf.data.terminal.excess import other_lines, other_names
+from rusty_hf.data.terminal.fixtures import Fixture
+
+
+def script_check(fx: Fixture) -> Check:
+    """The script's line, and no line of any file (its source holds that line too)."""
+    out = fx.facts["script_output"]
+    return Check("output", all_of=((out,),), none_of=other_lines(fx, allowed=(out,)))
+
+
+def test_summary(fx: Fixture) -> Check:
+    """The test run's summary and the failing test, and no line of a file the run does not read."""
+    n = len(fx.facts["tests"])
+    keep = {fx.facts["test_file"], *fx.facts["modules"].values()}
+    return Check("output", all_of=((f"Ran {n} tests", f"{n - 1} passed"), (fx.facts["failing_test"],)),
+                 none_of=other_lines(fx, keep=keep))  # fmt: skip
+
+
+def committed(fx: Fixture) -> set[str]:
+    return {path for _, changes in fx.commits for path in changes}
+
+
+def status_check(fx: Fixture) -> Check:
+    """What changed since the last commit: those files named, no unchanged one, no content."""
+    changed = fx.facts["modified"] + fx.facts["untracked"]
+    return Check("output", all_of=tuple((n,) for n in changed), none_of=other_lines(fx),
+                 no_names=other_names(fx, changed, among=committed(fx)))  # fmt: skip
+
+
+def last_commit_excess(fx: Fixture) -> tuple[str, ...]:
+    """Beside the last commit: the older subjects, and the lines of files it did not touch (its patch may show)."""
+    return (*fx.facts["subjects"][:-1], *other_lines(fx, keep=set(fx.facts["commit_files"][-1])))
