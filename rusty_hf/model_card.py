@@ -5,7 +5,8 @@
 
 The card is rebuilt from files the pipeline leaves in the folder, so any step may rewrite it without
 losing another's part: ``training_recipe.yaml`` (the run's arguments: base checkpoint, reward functions
-and weights, training data), ``training_curves.png`` (embedded), and one evaluation block per report
+and weights, training data), ``training_curves.png`` (embedded) and ``rl_training.log`` (the RL run's reward,
+KL and loss, summarised in a line), and one evaluation block per report
 file that `EVALUATIONS` knows (``reward_gain.json``: the held-out reward before and after RL with its
 standard error; ``eval_results.json``: pass@k, compile rate and protocol validity), each with the
 settings it was measured with. A new evaluation is one more reader in `EVALUATIONS`: a function from
@@ -272,8 +273,11 @@ def write_model_card(
         base_model=base_model or (old.data.base_model if old is not None else None), datasets=datasets or None,
         model_name=name, eval_results=[r for e in evaluations for r in e.results] + _metric_results(metrics) or None,
     )
+    from rusty_hf.trainers.training_log import LOG_FILENAME, summarise_log  # lazily: trainers import TRL
+
     text = body(name, name if "/" in name else folder.resolve().name, recipe, facts, evaluations, metrics, license,
-                curves=CURVES_FILE if (folder / CURVES_FILE).is_file() else None, base_model=data.base_model)
+                curves=CURVES_FILE if (folder / CURVES_FILE).is_file() else None, base_model=data.base_model,
+                run_summary=summarise_log(folder / LOG_FILENAME))
     card = ModelCard(f"---\n{data.to_yaml()}\n---\n{text}")
     card.save(folder / "README.md")
     return card

@@ -89,7 +89,7 @@ def _reward_line(name: str, weight: float) -> str:
     return f"- `{name}` (weight {weight:g}){': ' + doc if doc else ''}"
 
 
-def _training(facts, curves: str | None, recipe: str | None, base_model: str | None) -> str:
+def _training(facts, curves: str | None, recipe: str | None, base_model: str | None, run_summary: str | None = None) -> str:
     if base_model:
         start = f"Fine-tuned from [`{base_model}`](https://huggingface.co/{base_model})."
     elif facts.base:
@@ -102,8 +102,10 @@ def _training(facts, curves: str | None, recipe: str | None, base_model: str | N
     if facts.rewards:
         parts.append("Reward functions (summed with these weights, from `rusty_hf.rewards`):\n\n"
                      + "\n".join(_reward_line(n, w) for n, w in facts.rewards))
+    if run_summary:
+        parts.append(f"The RL run (`rl_training.log`): {run_summary}")
     if curves:
-        parts.append(f"![Reward and loss per step]({curves})")
+        parts.append(f"![Reward, KL to the reference and loss per step]({curves})")
     parts.append(f"The arguments that produced this checkpoint (TRL-parser YAML, replayable with `--config`):\n\n"
                  f"```yaml\n{recipe.strip()}\n```" if recipe else "No recipe was recorded for this checkpoint.")
     return "\n\n".join(parts)
@@ -121,7 +123,7 @@ def _evaluation(evaluations: Sequence, metrics: Mapping[str, Mapping[str, float]
 
 def body(
     title: str, load_name: str, recipe: str | None, facts, evaluations: Sequence, metrics: Mapping[str, Mapping[str, float]],
-    license: str, *, curves: str | None = None, base_model: str | None = None,
+    license: str, *, curves: str | None = None, base_model: str | None = None, run_summary: str | None = None,
 ) -> str:
     """The card's Markdown body; ``load_name`` is what the snippet loads (a Hub id or the folder's name)."""
     return f"""
@@ -173,7 +175,7 @@ with execution rewards does to it; a local terminal agent (`rusty-terminal`) or 
 
 ## Training
 
-{_training(facts, curves, recipe, base_model)}
+{_training(facts, curves, recipe, base_model, run_summary)}
 
 ## Evaluation
 

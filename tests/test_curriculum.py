@@ -206,7 +206,7 @@ def test_real_grpo_run_writes_a_csv_row_per_logged_step(grpo_run):
     with open(grpo_run.out / "rl_training.log", newline="") as f:
         header, *rows = list(csv.reader(f))
     assert header[-1] == "toy_pass_reward" and [row[0] for row in rows] == ["1", "2", "3", "4"]
-    assert all(row[1] and row[5] for row in rows)  # avg_reward and the reward's own column are filled
+    assert all(row[1] and row[7] for row in rows)  # avg_reward and the reward's own column are filled
     assert (grpo_run.out / "training_curves.png").stat().st_size > 5_000
 
 

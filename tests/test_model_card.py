@@ -41,6 +41,8 @@ def folder(tmp_path) -> Path:
     folder.mkdir()
     (folder / "config.json").write_text('{"model_type": "tiny_rwkv"}')
     (folder / "training_curves.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (folder / "rl_training.log").write_text("iteration,avg_reward,reward_std,compile_success_rate,parse_success_rate,kl,"
+                                            "loss\n1,0.25,0.1,,0.5,0,0.3\n2,0.75,0.1,,0.5,0.02,0.1\n")
     (folder / "reward_gain.json").write_text(json.dumps(_gain_report(str(tmp_path))))
     (folder / "eval_results.json").write_text(json.dumps(_eval_report(47)))
     recipe = (f"# Model arguments (ModelConfig)\nmodel_name_or_path: {tmp_path}/runs/tiny-sft\n"
@@ -73,7 +75,9 @@ def test_the_rl_gain_and_pass_at_k_are_indexed_with_their_settings(folder):
 
 def test_the_body_has_curves_rewards_use_limitations_and_settings(folder):
     text = ModelCard.load(folder / "README.md").text
-    for piece in ("![Reward and loss per step](training_curves.png)", "`execution` (weight 1)", "`protocol` (weight 0.5)",
+    for piece in ("![Reward, KL to the reference and loss per step](training_curves.png)",
+                  "reward 0.500 over the first 2 steps, 0.500 over the last 2; KL to the reference at most 0.02, last 0.02",
+                  "`execution` (weight 1)", "`protocol` (weight 0.5)",
                   "## Intended use", "## Limitations", "4 samples each at temperature 0.7", "**gain**",
                   "2 samples per task at temperature 0.8", "| python | 2 | 23 |", "rust | skipped: rustc was not found",
                   "Fine-tuned from a local checkpoint, `tiny-sft`",

@@ -51,10 +51,13 @@ def test_csv_has_the_agreed_header_and_one_row_per_training_log(args):
         "reward_std",
         "compile_success_rate",
         "parse_success_rate",
+        "kl",
+        "loss",
         "execution_reward",
         "rust_reward",
     ]
-    assert rows == [["1", "0.75", "0.25", "0.5", "0.8", "0.5", "1"], ["2", "0.5", "0.25", "0.5", "0.8", "0.5", "1"]]
+    assert rows == [["1", "0.75", "0.25", "0.5", "0.8", "0.01", "0.1", "0.5", "1"],
+                    ["2", "0.5", "0.25", "0.5", "0.8", "0.01", "0.1", "0.5", "1"]]
 
 
 def test_csv_leaves_a_cell_empty_when_a_metric_is_absent(args):
@@ -62,12 +65,12 @@ def test_csv_leaves_a_cell_empty_when_a_metric_is_absent(args):
     log_steps(TrainingLogCallback(), args, [(1, logs)])
     header, row = read_csv(args)
     assert header[-1] == "execution_reward"  # reward columns read from the log when not given
-    assert row == ["1", "0.5", "", "", "", "0.5"]
+    assert row == ["1", "0.5", "", "", "", "", "0.1", "0.5"]
 
 
 def test_csv_parse_rate_falls_back_to_the_rust_reward_in_a_rust_only_run(args):
     log_steps(TrainingLogCallback(reward_names=[]), args, [(1, {"loss": 0.0, "rust/parse_rate": 0.25})])
-    assert read_csv(args)[1] == ["1", "", "", "", "0.25"]
+    assert read_csv(args)[1] == ["1", "", "", "", "0.25", "", "0"]
 
 
 def test_csv_skips_the_end_of_training_summary(args):
@@ -99,3 +102,15 @@ def test_curves_png_is_written_at_train_end(args, tmp_path):
 def test_no_png_without_logged_rewards_or_losses(args, tmp_path):
     log_steps(TrainingCurvesCallback(), args, [(1, {"eval_loss": 1.0})])
     assert not (tmp_path / "training_curves.png").exists()
+
+
+def test_the_summary_states_the_rolling_reward_and_the_largest_and_last_kl_and_loss(args, tmp_path):
+    from rusty_hf.trainers.training_log import summarise_log
+
+    steps = [(s, {**TRL_LOG, "reward": s / 20, "kl": 0.001 * s, "loss": 0.5 - 0.01 * s}) for s in range(1, 21)]
+    log_steps(TrainingLogCallback(reward_names=[]), args, steps)
+    line = summarise_log(tmp_path / "rl_training.log")
+    # rewards 0.05 .. 0.5: the first ten average 0.275, the last ten 0.775
+    assert line == ("20 logged steps; reward 0.275 over the first 10 steps, 0.775 over the last 10; "
+                    "KL to the reference at most 0.02, last 0.02; loss at most 0.49, last 0.3.")
+    assert summarise_log(tmp_path / "missing.log") is None

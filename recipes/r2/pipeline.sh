@@ -149,6 +149,11 @@ train() {
         device_args=(--use_cpu true --bf16 false) sft_optim=(--optim adamw_torch)
         echo "device: CPU (no CUDA): fp32, slowly; budget $BUDGET_MIN minutes"
     fi
+    # GRPO's rewards and the evaluations run model-written code, only under bubblewrap (rusty_hf/sandbox/isolation.py):
+    # say here which it will be, isolated or the user's RUSTY_SANDBOX_ALLOW_UNISOLATED=1, and stop before pretraining
+    # when neither. A GPU image without bubblewrap or apt: copy a bwrap binary into /usr/local/bin (from Debian's
+    # package: `dpkg-deb -x bubblewrap_*.deb DIR`, then DIR/usr/bin/bwrap), or opt in on a disposable machine.
+    python3 -m rusty_hf.sandbox
     rust_reason="$(python3 -c 'from rusty_hf.upstream_notices import quiet_upstream_notices as q; q()
 from rusty_hf.evaluation import rust_unavailable_reason as r; print(r() or "")')"
     if [ -n "$rust_reason" ]; then

@@ -1,4 +1,4 @@
-"""A CSV of the RL run (``rl_training.log``) and a PNG of its reward and loss curves.
+"""A CSV of the RL run (``rl_training.log``), a PNG of its reward, KL and loss curves, and a summary of both.
 
 Both read what TRL's online trainers log each step, on the main process only::
 
@@ -6,12 +6,15 @@ Both read what TRL's online trainers log each step, on the main process only::
     trainer.add_callback(TrainingCurvesCallback())
 
 ``rl_training.log`` in ``output_dir`` has the header
-``iteration,avg_reward,reward_std,compile_success_rate,parse_success_rate,<reward name>...``
+``iteration,avg_reward,reward_std,compile_success_rate,parse_success_rate,kl,loss,<reward name>...``
 and one row per logged training step; a metric absent from that step's log is an empty cell.
 The reward columns hold TRL's ``rewards/<name>/mean``. A resumed run appends to the file.
 
 ``training_curves.png`` (matplotlib's Agg canvas, no display needed) is written at train end;
-:func:`plot_training_curves` draws the same figure from any ``trainer.state.log_history``.
+:func:`plot_training_curves` draws the same figure from any ``trainer.state.log_history``: the reward
+per step with its rolling mean, the KL to the reference model and the loss. :func:`summarise_log`
+states the same in one line for the model card (reward's rolling mean at the start and the end, KL and
+loss at their largest and last).
 """
 
 from __future__ import annotations
@@ -38,7 +41,10 @@ METRIC_COLUMNS: dict[str, tuple[str, ...]] = {
     "reward_std": ("reward_std",),
     "compile_success_rate": ("rust/compile_rate",),
     "parse_success_rate": ("execution/parse_rate", "rust/parse_rate"),
+    "kl": ("kl",),
+    "loss": ("loss",),
 }
+ROLLING = 10  # steps in the reward's rolling mean (a GRPO step's reward is a mean over a handful of prompts)
 _REWARD_MEAN = re.compile(r"^rewards/(.+)/mean$")
 
 
@@ -99,36 +105,73 @@ class TrainingLogCallback(TrainerCallback):
         self._fresh = False
 
 
+def _rolling(values: Sequence[float], window: int = ROLLING) -> list[float]:
+    """The mean of each value and the up to `window - 1` before it."""
+    return [sum(values[max(0, i - window + 1) : i + 1]) / (i + 1 - max(0, i - window + 1)) for i in range(len(values))]
+
+
 def plot_training_curves(log_history: Sequence[Mapping], path: str | Path) -> Path | None:
-    """Draw reward (with a +/- std band) and loss against the step; None when nothing was logged."""
+    """Draw reward (with its rolling mean and a +/- std band), KL and loss against the step; None when nothing
+    was logged."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     logs = [log for log in log_history if is_train_log(log)]
     reward = [(log["step"], log["reward"], log.get("reward_std")) for log in logs if log.get("reward") is not None]
+    kl = [(log["step"], log["kl"]) for log in logs if log.get("kl") is not None]
     loss = [(log["step"], log["loss"]) for log in logs if log.get("loss") is not None]
     if not reward and not loss:
         return None
     # Figure + Agg canvas instead of pyplot: no global backend switch, safe inside a training process.
-    fig = Figure(figsize=(10, 4), layout="constrained")
+    fig = Figure(figsize=(14, 4), layout="constrained")
     FigureCanvasAgg(fig)
-    ax_reward, ax_loss = fig.subplots(1, 2)
+    ax_reward, ax_kl, ax_loss = fig.subplots(1, 3)
     if reward:
         steps, means, stds = zip(*reward, strict=True)
-        ax_reward.plot(steps, means, marker="o", markersize=3, label="reward")
+        ax_reward.plot(steps, means, marker="o", markersize=2, alpha=0.4, label="reward")
+        ax_reward.plot(steps, _rolling(means), color="tab:blue", label=f"rolling mean ({ROLLING} steps)")
         if all(s is not None for s in stds):
             low = [m - s for m, s in zip(means, stds, strict=True)]
             high = [m + s for m, s in zip(means, stds, strict=True)]
-            ax_reward.fill_between(steps, low, high, alpha=0.2, label="± std")
+            ax_reward.fill_between(steps, low, high, alpha=0.15, label="± std")
         ax_reward.legend()
     ax_reward.set(title="reward", xlabel="step")
+    if kl:
+        ax_kl.plot(*zip(*kl, strict=True), color="tab:green", marker="o", markersize=2)
+    ax_kl.set(title="KL to the reference", xlabel="step")
     if loss:
-        ax_loss.plot(*zip(*loss, strict=True), color="tab:red", marker="o", markersize=3)
+        ax_loss.plot(*zip(*loss, strict=True), color="tab:red", marker="o", markersize=2)
     ax_loss.set(title="loss", xlabel="step")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
     return path
+
+
+def summarise_log(path: str | Path) -> str | None:
+    """One line on an ``rl_training.log``: the reward's rolling mean over the first and the last `ROLLING` steps,
+    the KL and the loss at their largest and last; None without a file or rows."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    with path.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+
+    def column(name: str) -> list[float]:
+        return [float(row[name]) for row in rows if row.get(name) not in (None, "")]
+
+    reward, kl, loss = column("avg_reward"), column("kl"), column("loss")
+    if not reward and not loss:
+        return None
+    parts = [f"{len(rows)} logged steps"]
+    if reward:
+        window = min(ROLLING, len(reward))
+        parts.append(f"reward {sum(reward[:window]) / window:.3f} over the first {window} steps, "
+                     f"{sum(reward[-window:]) / window:.3f} over the last {window}")
+    for name, values in (("KL to the reference", kl), ("loss", loss)):
+        if values:
+            parts.append(f"{name} at most {max(values):.4g}, last {values[-1]:.4g}")
+    return "; ".join(parts) + "."
 
 
 class TrainingCurvesCallback(TrainerCallback):
