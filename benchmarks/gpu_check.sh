@@ -8,8 +8,8 @@
 # measured; benchmarks/gpu_claims.py reads those lines and prints the table (and writes claims.json).
 # Exit status 1 when a claim fails, a case errors or a section runs out of time.
 #
-# Limits: the H100 estimates of gpu_speed.py's sections (the README's GPU-speed section says how they were
-# made) with room to spare, in seconds; they add up to 29.5 minutes.
+# Limits: the H100 estimates of gpu_speed.py's sections (docs/experiment-log.md, the first GPU run, says how
+# they were made) with room to spare, in seconds; they add up to 29.5 minutes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${GPU_CHECK_DIR:-benchmarks/results/gpu_check}"
