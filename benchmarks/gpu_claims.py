@@ -84,6 +84,16 @@ def table(r: Result, device: str, plan: Plan) -> list[Result]:
     return rows
 
 
+def markdown(rows: list[Result]) -> list[str]:
+    """The claims as Markdown table lines (what main prints, and what docs/benchmarks.md renders)."""
+    lines = ["| claim | value | status |", "|---|---|---|"]
+    for row in rows:
+        value = f"{row['value']:.3g}" if isinstance(row["value"], float) else row["value"]
+        cells = [row["claim"], "-" if value is None else str(value), row["status"]]
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")  # a | in a cell ends it
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("jsonl", nargs="+", type=Path, help="gpu_speed.py's case lines (.jsonl), any sections")
@@ -93,10 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     r, plan = load_cases(args.jsonl), QUICK if args.quick else FULL
     rows = table(r, args.device, plan)
-    print("\n### GPU claims of the README\n\n| claim | value | status |\n|---|---|---|")
-    for row in rows:
-        value = f"{row['value']:.3g}" if isinstance(row["value"], float) else row["value"]
-        print(f"| {row['claim']} | {'-' if value is None else value} | {row['status']} |")
+    print("\n### GPU claims of the README\n")
+    print("\n".join(markdown(rows)))
     failed = errors(r)
     for error in failed:
         print(f"error: {error}")

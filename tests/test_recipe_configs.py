@@ -11,6 +11,7 @@ from trl import GRPOConfig, ModelConfig, RLOOConfig, SFTConfig, TrlParser
 
 from rusty_hf.configs import PretrainScriptArguments, RLScriptArguments, RustyScriptArguments
 from rusty_hf.trainers import PPOConfig
+from tests.test_snippets import DOCS
 
 RECIPES = Path(__file__).resolve().parents[1] / "recipes"
 PARSERS = {
@@ -22,6 +23,11 @@ PARSERS = {
     "ppo": (RLScriptArguments, PPOConfig, ModelConfig),
 }
 CONFIGS = sorted((RECIPES / "tiny").glob("*.yaml")) + sorted((RECIPES / "r2").glob("*.yaml"))
+
+
+def documentation() -> str:
+    """The README, docs/ and the r2 pipeline's README, as one text."""
+    return "\n".join(path.read_text() for path in DOCS)
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -37,19 +43,19 @@ def test_recipe_yaml_parses_with_its_recipe(path):
 
 
 def test_every_accelerate_config_is_documented_with_its_launch_line():
-    readme = (RECIPES.parent / "README.md").read_text()
+    docs = documentation()
     configs = sorted((RECIPES / "accelerate_configs").glob("*.yaml"))
     assert [path.stem for path in configs] == ["cpu", "ddp", "fsdp"]
     for path in configs:
         line = f"accelerate launch --config_file recipes/accelerate_configs/{path.name}"
-        assert line in path.read_text() and line in readme
+        assert line in path.read_text() and line in docs
     assert yaml.safe_load((RECIPES / "accelerate_configs" / "cpu.yaml").read_text())["num_processes"] == 2
 
 
 def test_gpu_launch_lines_take_the_process_count_from_the_machine():
     # A count in ddp.yaml / fsdp.yaml would start that many processes on any machine (8 on one GPU):
     # every launch line of theirs passes --num_processes (the GPU count, or all GPUs of several nodes).
-    files = [RECIPES.parent / "README.md", *RECIPES.rglob("*.yaml"), *RECIPES.glob("*.py")]
+    files = [*DOCS, *RECIPES.rglob("*.yaml"), *RECIPES.glob("*.py")]
     lines = [line for f in files for line in f.read_text().splitlines()
              if re.search(r"accelerate_configs/(ddp|fsdp)\.yaml", line) and "accelerate launch" in line]
     assert len(lines) >= 10
@@ -66,9 +72,8 @@ def test_a_gpu_config_launched_without_a_process_count_is_refused_naming_the_fla
     assert proc.returncode != 0 and "--num_processes" in proc.stderr
 
 
-def test_the_readme_launches_only_configs_that_exist():
-    readme = (RECIPES.parent / "README.md").read_text()
-    named = set(re.findall(r"recipes/accelerate_configs/([\w.-]+\.yaml)", readme))
+def test_the_docs_launch_only_configs_that_exist():
+    named = set(re.findall(r"recipes/accelerate_configs/([\w.-]+\.yaml)", documentation()))
     assert named and all((RECIPES / "accelerate_configs" / name).is_file() for name in named), named
 
 
