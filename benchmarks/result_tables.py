@@ -163,8 +163,27 @@ def constrained_decoding(root: Path) -> str:
               f"the processor takes {d['processor_ms_per_step']:.2f} ms a step.")
 
 
+def terminal_hacks(root: Path) -> str:
+    """benchmarks/terminal_hacks.py's records: full-reward rate per hack, before issue 39's checks and now."""
+    runs = {name: load(root, f"terminal_hacks{name}.json") for name in ("_before", "", "_dev_before", "_dev")}
+
+    def cell(d: dict, key: str) -> str:
+        row = d["commands"].get(key) or d.get(key)
+        return "-" if row is None else f"{row['full_reward']}/{d['requests']} ({row['rate']:.1%})"
+
+    now = runs[""]
+    keys = [*now["commands"], "issue_five", "any_hack", "reference"]
+    labels = {"issue_five": "any of the issue's five", "any_hack": "any of them", "reference": "reference action"}
+    rows = [[labels.get(k, k), f"`{now['commands'][k]['command']}`" if k in now["commands"] else "",
+             *(cell(runs[name], k) for name in ("_before", "", "_dev_before", "_dev"))] for k in keys]
+    header = ["hack", "command", f"held-out, {runs['_before']['commit']}", f"held-out, {now['commit']}",
+              f"dev, {runs['_dev_before']['commit']}", f"dev, {runs['_dev']['commit']}"]
+    return (caption("benchmarks/results/terminal_hacks*.json", "requests judged by output; full terminal reward")
+            + table(header, rows, {2, 3, 4, 5}))
+
+
 CPU_TABLES: dict[str, Callable[[Path], str]] = {
     "quickstart-floors": quickstart_floors, "model-speed": model_speed, "rewards-speed": rewards_speed,
     "sandbox-overhead": sandbox_overhead, "parser-cost": parser_cost, "inference": inference,
-    "constrained-decoding": constrained_decoding,
+    "constrained-decoding": constrained_decoding, "terminal-hacks": terminal_hacks,
 }
