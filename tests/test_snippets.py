@@ -87,6 +87,14 @@ def command_lines(code: str) -> list[list[str]]:
     return [words for line in code.replace("\\\n", " ").splitlines() if (words := shlex.split(line, comments=True))]
 
 
+def inline_commands(paths: list[Path] = DOCS) -> list[list[str]]:
+    """Commands in running text or tables (`` `python3 recipes/...` ``) as words, env settings dropped;
+    spans with placeholders (<...>, a|b) are descriptions, not commands."""
+    spans = [span for path in paths for span in re.findall(r"`([^`\n]+)`", FENCED.sub("", path.read_text(encoding="utf-8")))]
+    commands = [span for span in spans if re.match(r"(?:[A-Z_]+=\S*\s+)*(?:bash|python3|accelerate)\s", span)]
+    return [[w for w in shlex.split(c) if not re.fullmatch(r"[A-Z_]+=\S*", w)] for c in commands if not re.search(r"[<>|]", c)]
+
+
 def run_snippet(code: str, workdir: Path, model: Path, with_rusty_hf: bool = False) -> subprocess.CompletedProcess:
     for name in set(re.findall(r'from_pretrained\("([^"]+)"', code)):
         if not (workdir / name).exists():
@@ -152,8 +160,13 @@ def test_docs_python_blocks_marked_to_run_run_as_written(block, tmp_path, saved_
     assert "[y/N]" not in result.stdout + result.stderr
 
 
+def documented_commands() -> list[list[str]]:
+    """Every command of the docs as words: the shell blocks' lines and the inline ones."""
+    return [words for b in blocks() if b.lang == "bash" for words in command_lines(b.code)] + inline_commands()
+
+
 def test_files_the_commands_name_exist():
-    named = {word.split("=", 1)[-1] for b in blocks() if b.lang == "bash" for words in command_lines(b.code) for word in words}
+    named = {word.split("=", 1)[-1] for words in documented_commands() for word in words}
     missing = sorted(w for w in named if w.startswith(REPO_DIRS) and not (ROOT / w).exists())
     assert not missing, missing
 
@@ -192,18 +205,20 @@ def unparsed_recipe_lines(commands: list[list[str]]) -> list[str]:
         name = Path(words[at]).stem
         try:
             parsers[name](words[at + 1:])
-        except (SystemExit, ValueError, KeyError) as exc:
+        except (SystemExit, ValueError, KeyError, OSError) as exc:
             refused.append(f"{' '.join(words)}: {type(exc).__name__}: {exc}")
     return refused
 
 
 def test_documented_recipe_command_lines_parse():
-    commands = [words for b in blocks() if b.lang == "bash" for words in command_lines(b.code)
-                if any(re.fullmatch(r"recipes/\w+\.py", w) for w in words)]
+    commands = [words for words in documented_commands() if any(re.fullmatch(r"recipes/\w+\.py", w) for w in words)]
     assert len(commands) >= 10
+    witness = ["python3", "recipes/grpo.py", "--config", "recipes/tiny/grpo.yaml", "--no_such_flag", "1"]  # must be refused
+    commands.append(witness)
     # In a process of its own: the recipe modules install their warning filters when imported.
     check = "import json, sys; from tests.test_snippets import unparsed_recipe_lines as u; print(json.dumps(u(json.load(sys.stdin))))"
     result = subprocess.run([sys.executable, "-c", check], cwd=ROOT, input=json.dumps(commands), capture_output=True,
                             text=True, timeout=300, check=False, env={**os.environ, "HF_HUB_OFFLINE": "1"})
     assert result.returncode == 0, result.stderr[-3000:]
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+    refused = json.loads(result.stdout.strip().splitlines()[-1])
+    assert len(refused) == 1 and refused[0].startswith(" ".join(witness)), refused
