@@ -39,7 +39,9 @@ def test_what_was_not_measured_is_not_a_pass(tmp_path, capsys):
     assert floors.main(["--out_dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "n/a   terminal success after GRPO" in out and "n/a   coding reward gain" in out
-    assert json.loads((folder / "floors.json").read_text())[0]["passed"] is True
+    records = json.loads((folder / "floors.json").read_text())
+    assert records[0]["passed"] is True
+    assert records[0]["stderr"] == 0.02 and records[0]["n"] == 100  # what the rendered floors table shows
 
 
 def test_a_missing_report_is_one_line_naming_the_fix(tmp_path, capsys):

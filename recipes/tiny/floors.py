@@ -53,6 +53,14 @@ def floors(terminal: dict, gain: dict | None, seconds: float | None,
     return rows
 
 
+def spreads(terminal: dict) -> list[dict]:
+    """The standard error and sample count of the first four floors' measurements (for the rendered table)."""
+    parts, overall = terminal["parts"], terminal["overall"]
+    blocks = (parts["seen_values"]["first_action_success"], parts["new_values"]["first_action_success"],
+              overall["episode_success"], overall["protocol_validity"])  # fmt: skip
+    return [{k: block[k] for k in ("stderr", "n") if block.get(k) is not None} for block in blocks]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out_dir", default="outputs", help="the quickstart's OUT_DIR")
@@ -73,7 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         verdict = "n/a " if passed is None else "PASS" if passed else "FAIL"
         shown = "-" if value is None else f"{value:.3f}" if abs(value) < 10 else f"{value:.0f}"
         print(f"{verdict}  {what}: {shown} (floor {bound})")
-    report = [{"floor": what, "value": value, "bound": bound, "passed": passed} for what, value, bound, passed in rows]
+    extra = spreads(terminal) + [{}] * len(rows)
+    report = [{"floor": what, "value": value, **spread, "bound": bound, "passed": passed}
+              for (what, value, bound, passed), spread in zip(rows, extra)]  # fmt: skip
     (folder / "floors.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 0
 
