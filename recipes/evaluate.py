@@ -7,6 +7,7 @@ protocol validity) or on the held-out terminal requests (``--suite terminal``).
     python recipes/evaluate.py --config eval.yaml     # the same keys from a YAML file (TrlParser)
     python recipes/evaluate.py --suite terminal --model_name_or_path outputs/tiny-grpo --update_model_card
     python recipes/evaluate.py --suite terminal --terminal_split dev --model_name_or_path outputs/tiny-grpo
+    python recipes/evaluate.py --suite terminal --terminal_split blind --model_name_or_path outputs/tiny-grpo
 
 ``--suite terminal`` plays every held-out terminal request as rusty-terminal would (greedy, constrained,
 copy bias; `rusty_hf.terminal_eval`), judges each action by executing it on a fresh copy of the
@@ -14,7 +15,10 @@ request's fixture, and reports first-action and episode success per part and int
 standard error, to ``<model>/terminal_eval.json`` (``--compare_to`` an earlier terminal report gives
 the paired difference). ``--terminal_split dev`` plays the development split instead (training phrasings
 on fixtures no training row uses), where decoding settings are tuned without touching the held-out one;
-its report goes to ``<model>/terminal_dev_eval.json`` and never into the card.
+its report goes to ``<model>/terminal_dev_eval.json`` and never into the card. ``--terminal_split blind``
+plays the blind suite (`rusty_hf.data.terminal.blind`: requests written without sight of the training
+phrasings; catalogue intents, and requests outside the catalogue apart) to ``<model>/terminal_blind_eval.json``:
+measured, never tuned on.
 
 Samples n completions per held-out task with the chat template, runs each against the task's tests in
 the sandbox (rustc for Rust; without rustc, Rust is skipped with the reason), and computes the numbers
@@ -49,6 +53,7 @@ from rusty_hf.evaluation import (
 )
 from rusty_hf.inference import load_model, load_tokenizer_for
 from rusty_hf.publishing import push_folder, write_model_card
+from rusty_hf.terminal_eval import SPLITS as TERMINAL_SPLITS
 from rusty_hf.terminal_eval import compare_terminal, evaluate_terminal, format_terminal_comparison, format_terminal_table
 from rusty_hf.user_errors import UserError, run_recipe
 
@@ -65,8 +70,9 @@ class EvalArguments:
     copy_bias: bool = field(default=True, metadata={"help": "--suite terminal: decode with the copy bias, as rusty-terminal does."})
     terminal_split: str = field(
         default="heldout",
-        metadata={"help": "--suite terminal: heldout (the reported split) or dev (training phrasings on unused fixtures: "
-                  "tune decoding there; report in <model>/terminal_dev_eval.json, never in the card)."},
+        metadata={"help": "--suite terminal: heldout (the reported split), dev (training phrasings on unused fixtures: "
+                  "tune decoding there; report in <model>/terminal_dev_eval.json, never in the card) or blind (requests "
+                  "written blind to the training phrasings: measure only; <model>/terminal_blind_eval.json)."},
     )
     tokenizer_name_or_path: str | None = field(default=None, metadata={"help": "Tokenizer; default: the model's."})
     num_samples: int = field(default=4, metadata={"help": "Completions sampled per task (n of pass@k)."})
@@ -110,11 +116,14 @@ class EvalArguments:
             raise ValueError("--push_to_hub needs --hub_model_id <namespace/name>")
         if self.suite not in ("tasks", "terminal"):
             raise ValueError(f"suite must be 'tasks' or 'terminal', got {self.suite!r}")
-        if self.terminal_split not in ("heldout", "dev"):
-            raise ValueError(f"terminal_split must be 'heldout' or 'dev', got {self.terminal_split!r}")
+        if self.terminal_split not in TERMINAL_SPLITS:
+            raise ValueError(f"terminal_split must be one of {TERMINAL_SPLITS}, got {self.terminal_split!r}")
         if self.terminal_split == "dev" and (self.update_model_card or self.push_to_hub):
             raise ValueError("--terminal_split dev is for tuning: the model card reports the held-out split only; "
                              "drop --update_model_card / --push_to_hub")
+        if self.terminal_split == "blind" and (self.update_model_card or self.push_to_hub):
+            raise ValueError("--terminal_split blind writes <model>/terminal_blind_eval.json; the model card does not "
+                             "show the blind suite yet: drop --update_model_card / --push_to_hub")
         if self.split not in ("train", "test"):
             raise ValueError(f"split must be 'train' or 'test', got {self.split!r}")
 
@@ -122,7 +131,7 @@ class EvalArguments:
 def default_output_file(args: EvalArguments) -> Path:
     name = "eval_results.json"
     if args.suite == "terminal":
-        name = "terminal_dev_eval.json" if args.terminal_split == "dev" else "terminal_eval.json"
+        name = {"dev": "terminal_dev_eval.json", "blind": "terminal_blind_eval.json"}.get(args.terminal_split, "terminal_eval.json")
     folder = Path(args.model_name_or_path)
     return folder / name if folder.is_dir() else Path(name)
 

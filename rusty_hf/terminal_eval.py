@@ -10,6 +10,9 @@ MSG or ``max_steps`` actions have run, and the episode succeeds when that MSG st
 Reported per part (``seen_values``: held-out phrasings on training values; ``new_values``: every
 argument new; ``new_intents``: intents never trained, apart) and per intent, as mean ± standard error:
 first-action success, episode success (multi-turn requests), the right action type, protocol validity.
+``split="blind"`` plays the blind suite instead (`rusty_hf.data.terminal.blind`: requests written without
+sight of the training phrasings), in parts ``catalogue`` and ``outside`` (what the catalogue does not
+cover, reported apart); it is only measured, never tuned on.
 
     from rusty_hf.terminal_eval import evaluate_terminal, format_terminal_table
     report = evaluate_terminal(model, tokenizer, cache_dir="outputs/terminal_fixtures")
@@ -28,9 +31,12 @@ import torch
 from transformers import LogitsProcessorList, PreTrainedModel, PreTrainedTokenizerBase
 
 from rusty_hf.agent.tool_calling import enable_tool_calling
+from rusty_hf.data.terminal.blind import BLIND_VERSION, load_blind
+from rusty_hf.data.terminal.blind import PARTS as BLIND_PARTS
 from rusty_hf.data.terminal.checks import Verdict, judge, observe
 from rusty_hf.data.terminal.dataset import PARTS, Request, dev_requests, heldout_requests
 from rusty_hf.data.terminal.fixtures import materialize, workspace_paths
+from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS
 from rusty_hf.evaluation import mean_and_stderr
 from rusty_hf.protocol import Action, ProtocolError, ProtocolLogitsProcessor, parse_action
 from rusty_hf.protocol.copying import copy_sources, copy_targets
@@ -38,6 +44,8 @@ from rusty_hf.sandbox import require_isolation
 from rusty_hf.tokenizer import generation_eos_ids
 
 MAX_STEPS = 3
+SPLITS = ("heldout", "dev", "blind")
+APART = ("new_intents", "outside")  # parts kept out of "overall": intents never trained, requests outside the catalogue
 DEFAULT_MAX_NEW_TOKENS = 96  # commands and answers here are short; an EDIT of a one-line file fits
 
 
@@ -166,8 +174,9 @@ def summarize(records: list[dict]) -> dict:
             "protocol_validity": _rate([{"v": v} for r in rows for v in r["valid"]], "v"),
         }
 
-    trained = [r for r in records if r["part"] != "new_intents"]
-    parts = PARTS + (("dev",) if any(r["part"] == "dev" for r in records) else ())
+    trained = [r for r in records if r["part"] not in APART and r["intent"] not in HELD_OUT_INTENTS]
+    present = {r["part"] for r in records}
+    parts = BLIND_PARTS if present & set(BLIND_PARTS) else PARTS + (("dev",) if "dev" in present else ())
     by_intent = defaultdict(list)
     for r in records:
         by_intent[r["intent"]].append(r)
@@ -179,6 +188,19 @@ def summarize(records: list[dict]) -> dict:
     }  # fmt: skip
 
 
+def _split_requests(split: str, seed: int, per_intent: dict[str, int] | None,
+                    dev_per_intent: int) -> tuple[list[str], list[Request], str]:  # fmt: skip
+    """(ids, requests, description) of a split; ids only for the blind suite, whose requests have them."""
+    if split == "blind":
+        blind = load_blind()
+        described = f"{BLIND_VERSION}: requests written blind to the training phrasings (catalogue; outside it, apart)"
+        return list(blind), list(blind.values()), described
+    if split == "dev":
+        described = f"dev: training phrasings and words on unused fixtures, {dev_per_intent} per trained intent"
+        return [], dev_requests(per_intent=dev_per_intent, seed=seed), described
+    return [], heldout_requests(seed=seed, per_intent=per_intent), "held-out phrasings (seen and new values) + held-out intents"
+
+
 def evaluate_terminal(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, cache_dir: str | Path, *,
                       seed: int = 0, per_intent: dict[str, int] | None = None, batch_size: int = 16,
                       max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS, constrained: bool = True,
@@ -187,20 +209,19 @@ def evaluate_terminal(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase
 
     ``split`` "dev" plays `dataset.dev_requests` instead (training phrasings and words on fixtures no
     training row uses, ``dev_per_intent`` per trained intent, part "dev"): where decoding settings are
-    tuned, so the held-out split stays untouched until a result is reported.
+    tuned, so the held-out split stays untouched until a result is reported. ``split`` "blind" plays the
+    blind suite (parts "catalogue" and "outside"; each sample keeps its request's ``id``): measured, never
+    tuned on.
     """
-    if split not in ("heldout", "dev"):
-        raise ValueError(f"split must be 'heldout' or 'dev', got {split!r}")
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
     require_isolation()  # the model's commands run in the sandbox: without bubblewrap, one line naming the fix
-    if split == "dev":
-        requests = dev_requests(per_intent=dev_per_intent, seed=seed)
-        described = f"dev: training phrasings and words on unused fixtures, {dev_per_intent} per trained intent"
-    else:
-        requests = heldout_requests(seed=seed, per_intent=per_intent)
-        described = "held-out phrasings (seen and new values) + held-out intents"
+    ids, requests, described = _split_requests(split, seed, per_intent, dev_per_intent)
     model.eval()
     records = run_episodes(model, tokenizer, requests, cache_dir, batch_size=batch_size,
                            max_new_tokens=max_new_tokens, constrained=constrained, copy=copy)  # fmt: skip
+    for record, request_id in zip(records, ids):
+        record["id"] = request_id
     settings = {"suite": "terminal", "split": described,
                 "requests": len(requests), "seed": seed, "decoding": "greedy", "temperature": 0.0,
                 "constrained": constrained, "copy_bias": copy and constrained, "max_new_tokens": max_new_tokens, "max_steps": MAX_STEPS}  # fmt: skip
@@ -236,8 +257,8 @@ def compare_terminal(before: dict, after: dict) -> dict:
         mean, stderr = mean_and_stderr([float(y) - float(x) for x, y in pairs])
         return {"mean": mean, "stderr": stderr, "n": len(pairs)}
 
-    groups = {"overall (trained intents)": lambda s: s["part"] != "new_intents",
-              **{part: (lambda s, p=part: s["part"] == p) for part in PARTS}}  # fmt: skip
+    groups = {"overall (trained intents)": lambda s: s["part"] not in APART and s["intent"] not in HELD_OUT_INTENTS,
+              **{part: (lambda s, p=part: s["part"] == p) for part in after["parts"]}}  # fmt: skip
     return {name: {"first_action_success": diff(pick, "first_ok"), "episode_success": diff(pick, "episode_ok")}
             for name, pick in groups.items()}  # fmt: skip
 
