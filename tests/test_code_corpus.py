@@ -286,3 +286,11 @@ def test_a_small_corpus_still_gets_one_validation_file_and_a_single_file_is_refu
         (root / extra).unlink()
     with pytest.raises(ValueError, match="at least 2"):
         build_code_corpus([SourceRoot("stdlib", root)], tmp_path / "out2", heldout={}, num_proc=1)
+
+
+def test_rusty_hf_installed_into_site_packages_stays_out_of_the_corpus(tmp_path):
+    site = tmp_path / "site"
+    _write(site, "rusty_hf/data/terminal/phrasings.py", "HELD_OUT = ('show me {file}',)\n")
+    _write(site, "otherpkg/mod.py", "def f() -> int:\n    return 1\n")
+    files = [path.relative_to(site).as_posix() for path, _, _ in code_sources.iter_files(SourceRoot("site-packages", site))]
+    assert files == ["otherpkg/mod.py"]

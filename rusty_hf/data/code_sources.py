@@ -160,11 +160,18 @@ def _walk(root: Path, suffix: str) -> Iterator[Path]:
         yield from (Path(folder) / f for f in sorted(files) if f.endswith(suffix))
 
 
+# rusty_hf's own source never enters the corpus: installed without -e it sits in site-packages, and its terminal
+# phrasings (held-out ones included) and evaluation code would leak into the tokenizer and pretraining data.
+OWN_PACKAGES = frozenset({"rusty_hf"})
+
+
 def iter_files(root: SourceRoot) -> Iterator[tuple[Path, str, str]]:
-    """``(path, package, license)`` for each source file under ``root``, in a fixed order."""
+    """``(path, package, license)`` for each source file under ``root``, in a fixed order (`OWN_PACKAGES` left out)."""
     owners = _distribution_owners(root.path) if root.source in ("site-packages", "pypi") else {}
     stdlib_package = f"cpython-{sys.version_info.major}.{sys.version_info.minor}"
     for path in _walk(root.path, SUFFIXES[root.language]):
+        if root.source in ("site-packages", "pypi") and path.relative_to(root.path).parts[0] in OWN_PACKAGES:
+            continue
         if root.source == "stdlib":
             yield path, stdlib_package, "PSF-2.0"
         elif root.source in ("site-packages", "pypi"):
