@@ -75,8 +75,9 @@ class TinyRWKVForCausalLMWithValueHead(TinyRWKVForCausalLM):
                 saved = json.load(f)
             auto_map = saved.get("auto_map") or {}
             if "AutoModelForCausalLM" in auto_map:
-                module = auto_map["AutoModelForCausalLM"].rsplit(".", 1)[0]
-                auto_map["AutoModelForCausalLM"] = f"{module}.{TinyRWKVForCausalLM.__name__}"
+                repo = auto_map["AutoModelForCausalLM"].rpartition("--")[0]  # a Hub repo prefix, kept
+                module = TinyRWKVForCausalLM.__module__.rsplit(".", 1)[-1]  # modeling_tiny_rwkv
+                auto_map["AutoModelForCausalLM"] = f"{repo + '--' if repo else ''}{module}.{TinyRWKVForCausalLM.__name__}"
                 with open(config_file, "w", encoding="utf-8") as f:
                     json.dump(saved, f, indent=2, sort_keys=True)
                     f.write("\n")
