@@ -28,7 +28,7 @@ from pathlib import Path
 from rusty_hf.protocol import parse_action, protocol_reward
 from rusty_hf.protocol.actions import ProtocolError
 from rusty_hf.rewards.extract import MAX_SCAN_CHARS, extract_code, fenced_blocks, json_objects
-from rusty_hf.rewards.teacher_rubric import parse_teacher_answer
+from rusty_hf.rewards.teacher.rubric import parse_teacher_answer
 
 BUDGET_S = 0.050
 MB = 1 << 20

@@ -56,16 +56,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from rusty_hf.data.tasks import load_tasks
-from rusty_hf.rewards.execution import (
+from rusty_hf.rewards.python_exec.execution import (
     SERVER_ARGV,
     SOLUTION_FILE,
     default_workers,
     get_execution_reward,
     sandbox_files,
 )
-from rusty_hf.rewards.python_tests import TestReport, run_tests
-from rusty_hf.rewards.remote import Remote
-from rusty_hf.rewards.rust import default_rust_workers, get_rust_reward
+from rusty_hf.rewards.python_exec.host_tests import TestReport, run_tests
+from rusty_hf.rewards.python_exec.remote import Remote
+from rusty_hf.rewards.rust.reward import default_rust_workers, get_rust_reward
 from rusty_hf.sandbox import capabilities, run
 from rusty_hf.sandbox.capabilities import detect
 from rusty_hf.sandbox.channel import Channel

@@ -2,7 +2,7 @@
 
 Issue 24 replaced "build the program with its tests, run the test binary once, read its last
 ``test result: N passed`` line" (a line the program can print itself) by the harness of
-``rusty_hf/rewards/rust_harness.py``: the tests record values, each runs in a process of its own,
+``rusty_hf/rewards/rust/harness.py``: the tests record values, each runs in a process of its own,
 and the host compares the records with the reference solution's. This script times both on the
 same programs, in the same run, on the same machine:
 
@@ -37,10 +37,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rusty_hf.data.tasks import load_tasks  # noqa: E402
-from rusty_hf.rewards.rust import default_rust_workers  # noqa: E402
-from rusty_hf.rewards.rust_compile import DEFAULT_LIMITS, EDITION, FORCED_LINTS, compile_rust, reference_frames  # noqa: E402
-from rusty_hf.rewards.rust_harness import ReferenceCache  # noqa: E402
-from rusty_hf.rewards.rust_toolchain import find_toolchain  # noqa: E402
+from rusty_hf.rewards.rust.reward import default_rust_workers  # noqa: E402
+from rusty_hf.rewards.rust.compiler import DEFAULT_LIMITS, EDITION, FORCED_LINTS, compile_rust, reference_frames  # noqa: E402
+from rusty_hf.rewards.rust.harness import ReferenceCache  # noqa: E402
+from rusty_hf.rewards.rust.toolchain import find_toolchain  # noqa: E402
 from rusty_hf.sandbox import run  # noqa: E402
 from tests.test_tasks import rust_stub  # noqa: E402  (every function body replaced by todo!())
 

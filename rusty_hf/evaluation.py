@@ -34,7 +34,7 @@ from rusty_hf.data.tasks import load_tasks
 from rusty_hf.inference.loading import resolve_device
 from rusty_hf.metrics import load_metric
 from rusty_hf.protocol import ProtocolError, parse_action
-from rusty_hf.rewards.execution import default_workers, parse_untrusted, run_python_tests
+from rusty_hf.rewards.python_exec.execution import default_workers, parse_untrusted, run_python_tests
 from rusty_hf.rewards.extract import extract_code
 from rusty_hf.sandbox import require_isolation
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT, generation_eos_ids
@@ -101,7 +101,7 @@ def _score_python(code: str, tests: str, timeout: float) -> SampleScore:
 
 
 def _score_rust(code: str, tests: str, timeout: float, reference: str | None) -> SampleScore:
-    from rusty_hf.rewards.rust_compile import compile_rust
+    from rusty_hf.rewards.rust.compiler import compile_rust
 
     # lints don't decide pass/fail; the tests expect what they record for the reference solution
     result = compile_rust(code, tests=tests, reference=reference, clippy=False, timeout=timeout)
@@ -112,9 +112,9 @@ def _score_rust(code: str, tests: str, timeout: float, reference: str | None) ->
 def rust_unavailable_reason() -> str | None:
     """Why Rust samples cannot be scored here (no Rust reward module, no rustc), or None when they can."""
     try:
-        from rusty_hf.rewards.rust_toolchain import RustToolchainError, find_toolchain
+        from rusty_hf.rewards.rust.toolchain import RustToolchainError, find_toolchain
     except ImportError as exc:
-        return f"the Rust reward (rusty_hf.rewards.rust_compile) is not available: {exc}"
+        return f"the Rust reward (rusty_hf.rewards.rust.compiler) is not available: {exc}"
     try:
         find_toolchain()
     except RustToolchainError as exc:

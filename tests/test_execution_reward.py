@@ -12,8 +12,9 @@ import logging
 
 import pytest
 
-from rusty_hf.rewards import REWARD_FUNCS, execution, extract, get_reward_funcs
-from rusty_hf.rewards.execution import execution_reward, get_execution_reward, run_python_tests
+from rusty_hf.rewards import REWARD_FUNCS, extract, get_reward_funcs
+from rusty_hf.rewards.python_exec import execution
+from rusty_hf.rewards.python_exec.execution import execution_reward, get_execution_reward, run_python_tests
 from rusty_hf.rewards.extract import completion_text, extract_code
 
 TESTS = """
@@ -277,7 +278,7 @@ def test_internal_error_gives_none_and_a_log_line(monkeypatch, caplog):
 
     monkeypatch.setattr(execution, "run", broken_sandbox)
     log = MetricLog()
-    with caplog.at_level(logging.WARNING, logger="rusty_hf.rewards.execution"):
+    with caplog.at_level(logging.WARNING, logger="rusty_hf.rewards.python_exec.execution"):
         rewards = execution_reward([fenced(RIGHT), PROSE], [TESTS, TESTS], log_metric=log.log_metric)
     assert rewards == [None, 0.0]
     assert "sandbox exploded" in caplog.text

@@ -11,8 +11,9 @@ from argparse import Namespace
 
 import pytest
 
-from rusty_hf.rewards import execution, get_execution_reward, get_rust_reward, get_terminal_reward
-from rusty_hf.rewards.rust_toolchain import RustToolchainError, find_toolchain
+from rusty_hf.rewards import get_execution_reward, get_rust_reward, get_terminal_reward
+from rusty_hf.rewards.python_exec import execution
+from rusty_hf.rewards.rust.toolchain import RustToolchainError, find_toolchain
 from rusty_hf.sandbox.layers import ALLOW_ENV
 from rusty_hf.user_errors import SetupError
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from rusty_hf.rewards.execution import execution_reward
+from rusty_hf.rewards.python_exec.execution import execution_reward
 
 FULL_CREDIT, PARSE_CREDIT = 1.0, 0.3
 

@@ -86,3 +86,12 @@ def test_the_graph_sees_late_imports():
 
 def test_rusty_hf_has_no_import_circles():
     assert cycles(import_graph()) == []
+
+
+def test_the_sandbox_side_of_the_execution_reward_imports_nothing_of_rusty_hf():
+    # Those files run in the sandbox's work dir with the standard library only (no rusty_hf there).
+    graph = import_graph()
+    sandboxed = [name for name in graph if name.startswith("rusty_hf.rewards.python_exec.sandboxed.")]
+    assert sorted(sandboxed) == ["rusty_hf.rewards.python_exec.sandboxed.candidate_server",
+                                 "rusty_hf.rewards.python_exec.sandboxed.wire"]  # fmt: skip
+    assert all(not graph[name] for name in sandboxed)

@@ -23,7 +23,7 @@ from parser_cost import ENTRY_POINTS, SIZES, fastest, pathological  # noqa: E402
 from rusty_hf.protocol import parse_action  # noqa: E402
 from rusty_hf.protocol.actions import ProtocolError  # noqa: E402
 from rusty_hf.rewards.extract import extract_code, fenced_blocks, json_objects  # noqa: E402
-from rusty_hf.rewards.teacher_rubric import parse_teacher_answer  # noqa: E402
+from rusty_hf.rewards.teacher.rubric import parse_teacher_answer  # noqa: E402
 
 MAX_GROWTH = 24  # three times linear, a third of quadratic
 SLACK_S = 0.005  # timer and cache noise on parses that take microseconds

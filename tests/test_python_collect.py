@@ -1,4 +1,4 @@
-"""Tests for how the execution reward imports and collects a test file (rusty_hf/rewards/python_collect.py).
+"""Tests for how the execution reward imports and collects a test file (rusty_hf/rewards/python_exec/collect.py).
 
 Star imports, module attributes and the operator rules run for real (the sandbox, the channel, the
 host-side tests); the collection check needs no solution. HumanEval-shaped tasks are in
@@ -11,8 +11,8 @@ import logging
 
 import pytest
 
-from rusty_hf.rewards.execution import execution_reward
-from rusty_hf.rewards.python_collect import collection_error
+from rusty_hf.rewards.python_exec.execution import execution_reward
+from rusty_hf.rewards.python_exec.collect import collection_error
 from tests.test_execution_reward import RIGHT as ADD
 from tests.test_execution_reward import counts, fenced, outcome
 
@@ -120,7 +120,7 @@ def test_a_file_that_reads_star_imported_names_at_module_level_collects():
 def test_a_broken_file_gets_reward_none_and_one_log_line_for_all_its_samples(caplog):
     tests = "from solution import add\nimport no_such_module_either\n\ndef test_add():\n    assert add(1, 2) == 3\n"
     extra: dict[str, list] = {}
-    with caplog.at_level(logging.ERROR, logger="rusty_hf.rewards.python_collect"):
+    with caplog.at_level(logging.ERROR, logger="rusty_hf.rewards.python_exec.collect"):
         for _ in range(2):
             rewards = execution_reward(
                 [fenced(ADD), fenced("def add(a, b):\n    return 0\n")], [tests] * 2, name=["adder"] * 2,

@@ -18,7 +18,7 @@ import textwrap
 import pytest
 
 from rusty_hf.data.tasks import load_tasks
-from rusty_hf.rewards.execution import execution_reward, get_execution_reward, run_python_tests
+from rusty_hf.rewards.python_exec.execution import execution_reward, get_execution_reward, run_python_tests
 from rusty_hf.sandbox import capabilities
 from tests.task_guessers import guesser
 

@@ -1,8 +1,8 @@
-"""Tests for rusty_hf/rewards/rust_ast.py: what analyze_ast counts in real Rust sources (no compiler)."""
+"""Tests for rusty_hf/rewards/rust/ast_metrics.py: what analyze_ast counts in real Rust sources (no compiler)."""
 
 from __future__ import annotations
 
-from rusty_hf.rewards.rust_ast import analyze_ast
+from rusty_hf.rewards.rust.ast_metrics import analyze_ast
 
 
 def test_prose_and_empty_text_are_not_parseable():

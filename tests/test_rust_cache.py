@@ -1,8 +1,8 @@
-"""Tests for rusty_hf/rewards/rust_cache.py: the Rust reward's content-addressed score cache."""
+"""Tests for rusty_hf/rewards/rust/cache.py: the Rust reward's content-addressed score cache."""
 
 from __future__ import annotations
 
-from rusty_hf.rewards.rust_cache import ScoreCache, cache_key
+from rusty_hf.rewards.rust.cache import ScoreCache, cache_key
 
 
 def test_cache_key_changes_with_any_part():

@@ -1,4 +1,4 @@
-"""Tests for rusty_hf/rewards/rust_compile.py: the real rustc (and clippy) in the sandbox."""
+"""Tests for rusty_hf/rewards/rust/compiler.py: the real rustc (and clippy) in the sandbox."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from rusty_hf.data.tasks import load_tasks
-from rusty_hf.rewards.rust_compile import compile_rust, parse_diagnostics, reference_frames
-from rusty_hf.rewards.rust_harness import ReferenceCache
-from rusty_hf.rewards.rust_toolchain import RustToolchainError, find_toolchain
+from rusty_hf.rewards.rust.compiler import compile_rust, parse_diagnostics, reference_frames
+from rusty_hf.rewards.rust.harness import ReferenceCache
+from rusty_hf.rewards.rust.toolchain import RustToolchainError, find_toolchain
 from rusty_hf.sandbox import capabilities
 
 

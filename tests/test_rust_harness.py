@@ -1,4 +1,4 @@
-"""Tests for rusty_hf/rewards/rust_harness.py: how the host reads test records and decides verdicts.
+"""Tests for rusty_hf/rewards/rust/harness.py: how the host reads test records and decides verdicts.
 
 No rustc needed: the runs' output is written here by hand (test_rust_reward_hacks.py runs real programs).
 """
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from rusty_hf.rewards.rust_harness import (
+from rusty_hf.rewards.rust.harness import (
     Frame,
     ReferenceCache,
     TaskReferenceError,

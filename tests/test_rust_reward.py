@@ -1,4 +1,4 @@
-"""Tests for rusty_hf/rewards/rust.py: the Rust reward's score, its TRL function, cache and failure modes."""
+"""Tests for rusty_hf/rewards/rust/reward.py: the Rust reward's score, its TRL function, cache and failure modes."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import logging
 
 import pytest
 
-import rusty_hf.rewards.rust as rust_module
-import rusty_hf.rewards.rust_harness as rust_harness
+import rusty_hf.rewards.rust.reward as rust_module
+import rusty_hf.rewards.rust.harness as rust_harness
 from rusty_hf.data.tasks import load_tasks
 from rusty_hf.rewards import get_reward_funcs
-from rusty_hf.rewards.rust import RustRewardConfig, compute_reward, get_rust_reward, reward_components, score_rust
-from rusty_hf.rewards.rust_ast import AstMetrics, analyze_ast
-from rusty_hf.rewards.rust_compile import CompileResult
-from rusty_hf.rewards.rust_toolchain import RustToolchainError, find_toolchain
+from rusty_hf.rewards.rust.reward import RustRewardConfig, compute_reward, get_rust_reward, reward_components, score_rust
+from rusty_hf.rewards.rust.ast_metrics import AstMetrics, analyze_ast
+from rusty_hf.rewards.rust.compiler import CompileResult
+from rusty_hf.rewards.rust.toolchain import RustToolchainError, find_toolchain
 
 IDIOMATIC = """//! Word statistics.
 use std::collections::HashMap;
@@ -134,7 +134,7 @@ def test_disk_cache_is_shared_by_reward_instances(tmp_path, monkeypatch):
 
 def test_rows_with_tests_but_no_reference_get_none_and_say_why_once(task, caplog):
     reward = get_rust_reward()
-    with caplog.at_level(logging.ERROR, logger="rusty_hf.rewards.rust"):
+    with caplog.at_level(logging.ERROR, logger="rusty_hf.rewards.rust.reward"):
         assert reward([fenced(task["solution"])] * 2, tests=[task["tests"]] * 2) == [None, None]
     errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert len(errors) == 1 and "`solution` column" in errors[0]
@@ -143,7 +143,7 @@ def test_rows_with_tests_but_no_reference_get_none_and_say_why_once(task, caplog
 def test_a_broken_reference_gives_none_and_is_said_once(task, caplog):
     reward = get_rust_reward()
     broken = "pub fn balanced_brackets(_text: &str) -> bool { true }\n"  # fails its own tests
-    with caplog.at_level(logging.ERROR, logger="rusty_hf.rewards.rust"):
+    with caplog.at_level(logging.ERROR, logger="rusty_hf.rewards.rust.reward"):
         scores = reward([fenced(task["solution"]), fenced(WRONG_BRACKETS)], tests=[task["tests"]] * 2, solution=[broken] * 2)
     assert scores == [None, None]
     errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
@@ -167,7 +167,7 @@ def test_other_languages_get_none():
 
 def test_a_sample_that_raises_gets_none_and_the_batch_goes_on(caplog):
     reward = get_rust_reward()
-    with caplog.at_level(logging.WARNING, logger="rusty_hf.rewards.rust"):
+    with caplog.at_level(logging.WARNING, logger="rusty_hf.rewards.rust.reward"):
         scores = reward([fenced(IDIOMATIC), [42]])  # a "conversation" that is not a list of messages
     assert scores[0] is not None and scores[1] is None
     assert any("sample skipped" in r.getMessage() for r in caplog.records)
@@ -175,7 +175,7 @@ def test_a_sample_that_raises_gets_none_and_the_batch_goes_on(caplog):
 
 def test_missing_rustc_gives_none_and_logs_once(caplog):
     reward = get_rust_reward(rustc="/nonexistent/bin/rustc")
-    with caplog.at_level(logging.ERROR, logger="rusty_hf.rewards.rust"):
+    with caplog.at_level(logging.ERROR, logger="rusty_hf.rewards.rust.reward"):
         assert reward([fenced(IDIOMATIC), NOT_RUST]) == [None, None]
         assert reward([fenced(UNWRAPS)]) == [None]
     errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]

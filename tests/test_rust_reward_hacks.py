@@ -1,4 +1,4 @@
-"""Reward hacks against the Rust reward's tests (rusty_hf/rewards/rust_harness.py): each is a wrong
+"""Reward hacks against the Rust reward's tests (rusty_hf/rewards/rust/harness.py): each is a wrong
 answer to ``caesar_cipher`` (its honest part returns "", which no test expects) that tries to earn
 test credit some other way. None may: wrong code gets at most what compiling and its syntax tree
 give. Forged records carry the same guesses the honest part returns, so a forgery that fit a test
@@ -14,10 +14,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from rusty_hf.data.tasks import load_tasks
-from rusty_hf.rewards.execution import default_workers
-from rusty_hf.rewards.rust import get_rust_reward
-from rusty_hf.rewards.rust_compile import compile_rust
-from rusty_hf.rewards.rust_harness import ReferenceCache, TaskReferenceError
+from rusty_hf.rewards.python_exec.execution import default_workers
+from rusty_hf.rewards.rust.reward import get_rust_reward
+from rusty_hf.rewards.rust.compiler import compile_rust
+from rusty_hf.rewards.rust.harness import ReferenceCache, TaskReferenceError
 from tests.test_rust_compile import toolchain  # noqa: F401 -- the fixture: find_toolchain(), or a skip
 
 SIGNATURE = "pub fn caesar_cipher(text: &str, shift: i32) -> String"

@@ -1,4 +1,4 @@
-"""Tests for rusty_hf/rewards/rust_stub.py: stubs of a program that compute nothing, built with the real rustc.
+"""Tests for rusty_hf/rewards/rust/stub.py: stubs of a program that compute nothing, built with the real rustc.
 
 The task-level check that uses them (a test a stub passes is refused) is in test_rust_reward_hacks.py.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from rusty_hf.rewards.rust_stub import default_stub, panic_stub
+from rusty_hf.rewards.rust.stub import default_stub, panic_stub
 from rusty_hf.sandbox import Limits, run
 from tests.test_rust_compile import toolchain  # noqa: F401 -- the fixture: find_toolchain(), or a skip
 

@@ -1,4 +1,4 @@
-"""Tests for rusty_hf/rewards/rust_toolchain.py: finding rustc, its sysroot and clippy, or saying how to get them."""
+"""Tests for rusty_hf/rewards/rust/toolchain.py: finding rustc, its sysroot and clippy, or saying how to get them."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from rusty_hf.rewards.rust_compile import compile_rust
-from rusty_hf.rewards.rust_toolchain import RustToolchainError, find_toolchain
+from rusty_hf.rewards.rust.compiler import compile_rust
+from rusty_hf.rewards.rust.toolchain import RustToolchainError, find_toolchain
 
 
 def test_found_toolchain_is_the_real_compiler_inside_its_sysroot():

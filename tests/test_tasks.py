@@ -22,7 +22,7 @@ import tree_sitter_rust
 from rusty_hf.data.code_corpus import heldout_files
 from rusty_hf.data.dedup import LeakGuard
 from rusty_hf.data.tasks import DEFAULT_ROOT, SPLITS, TaskFormatError, default_split, load_tasks, read_task
-from rusty_hf.rewards.execution import default_workers, run_python_tests
+from rusty_hf.rewards.python_exec.execution import default_workers, run_python_tests
 from rusty_hf.sandbox import Limits, run
 from tests.task_guessers import guessers, run_tests_directly
 

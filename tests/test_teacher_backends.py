@@ -1,5 +1,5 @@
 """The teacher back ends against a real loopback server, and a local model in-process
-(rusty_hf/rewards/teacher_backends.py)."""
+(rusty_hf/rewards/teacher/backends.py)."""
 
 import asyncio
 import logging
@@ -7,9 +7,9 @@ import socket
 
 import pytest
 
-from rusty_hf.rewards.teacher import get_teacher_reward
-from rusty_hf.rewards.teacher_backends import AnthropicBackend, LocalBackend, OpenAIChatBackend, TeacherError
-from rusty_hf.rewards.teacher_config import TeacherConfig
+from rusty_hf.rewards.teacher.reward import get_teacher_reward
+from rusty_hf.rewards.teacher.backends import AnthropicBackend, LocalBackend, OpenAIChatBackend, TeacherError
+from rusty_hf.rewards.teacher.config import TeacherConfig
 from tests.conftest import tiny_config
 from tests.teacher_server import TeacherServer
 

@@ -1,10 +1,10 @@
-"""The sqlite cache of teacher scores (rusty_hf/rewards/teacher_cache.py)."""
+"""The sqlite cache of teacher scores (rusty_hf/rewards/teacher/cache.py)."""
 
 import threading
 
 import pytest
 
-from rusty_hf.rewards.teacher_cache import TeacherCache, cache_key
+from rusty_hf.rewards.teacher.cache import TeacherCache, cache_key
 
 BASE = {"teacher": "OpenAIChatBackend:judge@http://x/v1", "rubric": "r", "prompt": "p", "completion": "c"}
 

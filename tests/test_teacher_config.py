@@ -1,10 +1,10 @@
-"""TeacherConfig checks and its RUSTY_TEACHER_* environment variables (rusty_hf/rewards/teacher_config.py)."""
+"""TeacherConfig checks and its RUSTY_TEACHER_* environment variables (rusty_hf/rewards/teacher/config.py)."""
 
 import os
 
 import pytest
 
-from rusty_hf.rewards.teacher_config import TeacherConfig, teacher_config_from_env
+from rusty_hf.rewards.teacher.config import TeacherConfig, teacher_config_from_env
 
 
 @pytest.fixture(autouse=True)

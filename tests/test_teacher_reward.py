@@ -1,4 +1,4 @@
-"""The teacher reward end to end against a real loopback server (rusty_hf/rewards/teacher.py), and
+"""The teacher reward end to end against a real loopback server (rusty_hf/rewards/teacher/reward.py), and
 its registry entry (rusty_hf/rewards/__init__.py)."""
 
 import asyncio
@@ -10,8 +10,8 @@ import pytest
 from trl.trainer.utils import is_async_callable, shutdown_event_loop_in_daemon, start_event_loop_in_daemon
 
 from rusty_hf.rewards import get_reward_funcs
-from rusty_hf.rewards.teacher import get_teacher_reward
-from rusty_hf.rewards.teacher_config import TeacherConfig
+from rusty_hf.rewards.teacher.reward import get_teacher_reward
+from rusty_hf.rewards.teacher.config import TeacherConfig
 from tests.teacher_server import TeacherServer
 
 GOOD = "```rust\nfn add(a: i32, b: i32) -> i32 { a + b }\n```"

@@ -1,8 +1,8 @@
-"""The teacher's prompt and the rules for reading its answer (rusty_hf/rewards/teacher_rubric.py)."""
+"""The teacher's prompt and the rules for reading its answer (rusty_hf/rewards/teacher/rubric.py)."""
 
 import pytest
 
-from rusty_hf.rewards.teacher_rubric import (
+from rusty_hf.rewards.teacher.rubric import (
     ANSWER_FORMAT,
     DEFAULT_RUBRIC,
     TeacherVerdict,

@@ -1,4 +1,4 @@
-"""Tests for the execution reward's wire format (rusty_hf/rewards/wire.py): exact types, strict decoding."""
+"""Tests for the execution reward's wire format (rusty_hf/rewards/python_exec/sandboxed/wire.py): exact types, strict decoding."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from rusty_hf.rewards import wire
-from rusty_hf.rewards.wire import HOST_TAGS, SANDBOX_TAGS, WireError
+from rusty_hf.rewards.python_exec.sandboxed import wire
+from rusty_hf.rewards.python_exec.sandboxed.wire import HOST_TAGS, SANDBOX_TAGS, WireError
 
 PLAIN = [None, True, False, 0, -7, 10**40, 1.5, "é\n\"", b"\x00\xff", [], [1, [2]], (1, "a"), {3, 4},
          frozenset({5}), {"k": [1], 2: (3,)}, ((),)]  # fmt: skip

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from rusty_hf.agent.tool_calling import protocol_tool
 from rusty_hf.agent.workspace import PathRefused, Workspace
-from rusty_hf.rewards.execution import SOLUTION_FILE, TESTS_FILE, get_execution_reward
+from rusty_hf.rewards.python_exec.execution import SOLUTION_FILE, TESTS_FILE, get_execution_reward
 from rusty_hf.sandbox import Limits
 
 # Host-wide pytest plugins are not the task's, and loading them costs seconds per command.

@@ -2,7 +2,7 @@
 
 A CMD runs in :mod:`rusty_hf.sandbox`, which sees no host home, so rustup's proxies in
 ``~/.cargo/bin`` (they read ``~/.rustup``) cannot work there. Like the Rust reward, a run instead
-gets the real toolchain found by :func:`rusty_hf.rewards.rust_toolchain.find_toolchain`: its sysroot
+gets the real toolchain found by :func:`rusty_hf.rewards.rust.toolchain.find_toolchain`: its sysroot
 bound read-only at the same path, ``<sysroot>/bin`` first on ``PATH``, a ``CARGO_HOME`` of its own
 in the run's private, writable ``$TMPDIR`` (so cargo never needs ``~/.cargo``) and
 ``CARGO_NET_OFFLINE=true`` (the sandbox has no network; cargo then fails fast on a missing
@@ -19,7 +19,7 @@ import logging
 import shlex
 from dataclasses import dataclass
 
-from rusty_hf.rewards.rust_toolchain import RustToolchain, RustToolchainError, find_toolchain
+from rusty_hf.rewards.rust.toolchain import RustToolchain, RustToolchainError, find_toolchain
 
 logger = logging.getLogger(__name__)
 

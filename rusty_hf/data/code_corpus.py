@@ -42,7 +42,7 @@ from rusty_hf.data.corpus import TEST_DIRS
 from rusty_hf.data.dedup import LeakGuard, MinHasher, NearDupIndex, content_hash, shingle_hashes
 from rusty_hf.data.tasks import DEFAULT_ROOT as TASKS_ROOT
 from rusty_hf.data.tasks import iter_task_folders, read_task
-from rusty_hf.rewards.execution import default_workers
+from rusty_hf.rewards.python_exec.execution import default_workers
 from rusty_hf.user_errors import UserError
 
 _VENDOR_DIRS = {"vendor", "vendored", "_vendor", "third_party", "thirdparty", "third-party", "node_modules"}

@@ -110,7 +110,7 @@ def _check_meta(meta: object, path: Path) -> dict:
 def _check_collects(path: Path, tests: str) -> None:
     """Refuse a Python test file that no solution could make run (the execution reward would score none of it)."""
     # Imported here: the rewards package is heavy, and every caller that scores tasks has it loaded already.
-    from rusty_hf.rewards.python_collect import collection_error
+    from rusty_hf.rewards.python_exec.collect import collection_error
 
     if (problem := collection_error(tests)) is not None:
         raise TaskFormatError(f"{path} cannot be collected: {problem}")

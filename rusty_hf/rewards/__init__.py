@@ -10,15 +10,20 @@ Usage::
     from rusty_hf.rewards import get_reward_funcs
     GRPOTrainer(..., reward_funcs=get_reward_funcs(["execution"]))
 
-Later modules (rust, teacher, protocol, terminal) add themselves to ``REWARD_FUNCS`` here, or to
-``REWARD_FACTORIES`` when they are built from configuration at recipe start (``teacher``).
+One sub-package per kind of verdict, each registered here: ``python_exec/`` (``execution``: the
+tests run on the host against the sandboxed solution), ``rust/`` (``rust``: rustc, clippy, the host's
+test verdicts, the syntax tree), ``teacher/`` (``teacher``: an LLM judge). ``terminal.py`` judges a
+terminal action on its fixture, ``protocol`` lives with the protocol (`rusty_hf.protocol.reward`), and
+``extract.py`` takes the code or the action out of a completion for all of them. A reward is added to
+``REWARD_FUNCS``, or to ``REWARD_FACTORIES`` when it is built from configuration at recipe start
+(``teacher``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from rusty_hf.rewards.execution import execution_reward, get_execution_reward
+from rusty_hf.rewards.python_exec import execution_reward, get_execution_reward
 from rusty_hf.rewards.rust import get_rust_reward, rust_reward
 from rusty_hf.rewards.teacher import get_teacher_reward, teacher_reward_from_env
 from rusty_hf.rewards.terminal import get_terminal_reward, terminal_reward

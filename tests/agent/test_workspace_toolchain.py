@@ -10,7 +10,7 @@ import rusty_hf.agent.toolchain as toolchain_module
 import rusty_hf.agent.workspace as workspace_module
 from rusty_hf.agent.toolchain import CARGO_HOME_DIR, CommandToolchain
 from rusty_hf.agent.workspace import Workspace
-from rusty_hf.rewards.rust_toolchain import RustToolchain, RustToolchainError, find_toolchain
+from rusty_hf.rewards.rust.toolchain import RustToolchain, RustToolchainError, find_toolchain
 from rusty_hf.sandbox import capabilities
 
 CARGO_TOML = '[package]\nname = "tiny"\nversion = "0.1.0"\nedition = "2021"\n'

@@ -1,7 +1,7 @@
 """What a test holds for the sandboxed solution's functions, classes and objects: :class:`RemoteObject`.
 
 Every use of a proxy -- an attribute, a call, an operator, ``len``, ``hash``, ``iter``, ``isinstance``
--- is a request through the :class:`~rusty_hf.rewards.remote.Remote` it came from (``remote.py``
+-- is a request through the :class:`~rusty_hf.rewards.python_exec.remote.Remote` it came from (``remote.py``
 says what comes back and what keeps the candidate from choosing its verdict). The rules that live
 here:
 
@@ -18,7 +18,8 @@ here:
 - ``len``/``hash``/``bool``/``repr``/``str`` must come back as the builtin type Python requires, or
   the test gets a TypeError.
 
-``iter(proxy)`` gives a :class:`RemoteIteration`, which fetches items in growing batches.
+``iter(proxy)`` gives a :class:`RemoteIteration`, which fetches items in growing batches. What the
+host needs of a proxy to send it back (its handle) it asks through :func:`handle_number`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # remote.py imports this module: no import back at run time
-    from rusty_hf.rewards.remote import Remote
+    from rusty_hf.rewards.python_exec.remote import Remote
 
 _MAX_BATCH = 256
 
@@ -103,6 +104,20 @@ class RemoteObject:
 
     def __invert__(self) -> object:
         return self._remote.operate("invert", self)
+
+
+def handle_number(proxy: RemoteObject, remote: Remote) -> int | None:
+    """The number that names ``proxy`` in ``remote``'s conversation with the sandbox (None: the module).
+
+    A function, not an attribute: every attribute of a proxy is the solution's (``proxy.number`` is a
+    request), so what the host needs of one is asked here.
+
+    Raises:
+        TypeError: ``proxy`` belongs to another conversation (another run's object).
+    """
+    if proxy._remote is not remote:
+        raise TypeError("a proxy of another run")
+    return proxy._number
 
 
 class RemoteModule(RemoteObject):

@@ -4,10 +4,10 @@
 ``teacher_reward``; TRL runs async rewards concurrently with the others on its event-loop
 thread. For each batch it:
 
-1. renders every (prompt, completion) pair as a grading request (:mod:`.teacher_rubric`),
-2. answers what it can from the sqlite cache (:mod:`.teacher_cache`) -- keyed by teacher,
+1. renders every (prompt, completion) pair as a grading request (:mod:`.rubric`),
+2. answers what it can from the sqlite cache (:mod:`.cache`) -- keyed by teacher,
    rubric, prompt and completion -- and sends each remaining distinct pair once,
-3. calls the teacher (:mod:`.teacher_backends`) with at most ``max_concurrency`` requests in
+3. calls the teacher (:mod:`.backends`) with at most ``max_concurrency`` requests in
    flight, a per-request timeout, and ``max_retries`` retries with exponential backoff (and
    jitter, honouring ``Retry-After``) for failures that can pass (timeouts, refused connections,
    429, 5xx),
@@ -41,7 +41,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rusty_hf.rewards.extract import completion_text
-from rusty_hf.rewards.teacher_backends import (
+from rusty_hf.rewards.teacher.backends import (
     AnthropicBackend,
     Complete,
     LocalBackend,
@@ -49,9 +49,9 @@ from rusty_hf.rewards.teacher_backends import (
     TeacherBackend,
     TeacherError,
 )
-from rusty_hf.rewards.teacher_cache import TeacherCache, cache_key
-from rusty_hf.rewards.teacher_config import TeacherConfig, teacher_config_from_env
-from rusty_hf.rewards.teacher_rubric import (
+from rusty_hf.rewards.teacher.cache import TeacherCache, cache_key
+from rusty_hf.rewards.teacher.config import TeacherConfig, teacher_config_from_env
+from rusty_hf.rewards.teacher.rubric import (
     MAX_SCORE,
     TeacherVerdict,
     build_teacher_messages,

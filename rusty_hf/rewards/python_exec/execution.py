@@ -6,9 +6,9 @@ Score per completion (weights configurable through :func:`get_execution_reward`)
   + pass_weight x (tests passed / tests)   -- 0 for this part on a timeout or a broken run
 
 Where the verdict is decided. The candidate's code runs in a fresh :mod:`rusty_hf.sandbox` work dir
-holding only ``solution.py``, a small server (``candidate_server.py``) and its codec (``wire.py``);
+holding only ``solution.py``, a small server and its codec (``sandboxed/``: ``candidate_server.py``, ``wire.py``);
 the task's tests (``tasks/python/<name>/tests.py``, ordinary ``pytest``-style Python importing from
-``solution``) run in *this* process (``python_tests.py``), where their ``solution`` is a proxy
+``solution``) run in *this* process (``host_tests.py``), where their ``solution`` is a proxy
 (``remote.py``): each call, attribute read or operator on the candidate's objects is one request
 over the sandbox's stdin/stdout, answered with plain values (builtin ints, strings, lists... of a
 strict tagged JSON) or with handles for everything else. The expected values, the asserts and the
@@ -63,9 +63,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rusty_hf.rewards.extract import completion_text, extract_code
-from rusty_hf.rewards.python_collect import collection_error, report_broken
-from rusty_hf.rewards.python_tests import TESTS_FILE, TestReport, run_tests  # noqa: F401 (TESTS_FILE: for CodingEnv)
-from rusty_hf.rewards.remote import Remote
+from rusty_hf.rewards.python_exec.collect import collection_error, report_broken
+from rusty_hf.rewards.python_exec.host_tests import TESTS_FILE, TestReport, run_tests  # noqa: F401 (TESTS_FILE: for CodingEnv)
+from rusty_hf.rewards.python_exec.remote import Remote
 from rusty_hf.sandbox import IsolationMissing, Limits, SandboxResult, run
 from rusty_hf.sandbox.channel import Channel
 
@@ -84,7 +84,7 @@ MAX_CODE_CHARS = 100_000  # longer "solutions" are degenerate generations; don't
 def sandbox_files() -> dict[str, bytes]:
     """The files every run's work dir starts with, besides ``solution.py``: the server and its codec,
     compiled here once (``<module>.pyc``, imported without a source), so no run spends its start compiling them."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent / "sandboxed"  # the files that run there, and only those
     return {f"{name}.pyc": _unchecked_pyc(here / f"{name}.py") for name in SERVER_MODULES}
 
 

@@ -15,7 +15,7 @@ The tree is a syntax tree, not a type-checked one: ``x.map(..)`` counts as an it
 whatever ``x`` is, and code inside macro calls (``vec![..]``, ``println!(..)``) is not looked into.
 Parsing runs in-process and never executes anything.
 
-    from rusty_hf.rewards.rust_ast import analyze_ast
+    from rusty_hf.rewards.rust.ast_metrics import analyze_ast
     metrics = analyze_ast("/// Adds.\\npub fn add(a: i32, b: i32) -> i32 { a + b }")
     metrics.parseable, metrics.n_functions, metrics.doc_comments    # True, 1, 1
 """

@@ -3,7 +3,7 @@
 The tests are ordinary Python (``test_*`` functions with asserts and/or ``unittest.TestCase`` classes,
 ``from solution import ...``; see ``tasks/README.md``), the same file ``pytest`` runs next to a real
 ``solution.py``. Here they run in this process, where the candidate's code cannot reach them: their
-``import solution`` gets the :class:`~rusty_hf.rewards.remote.Remote`'s module proxy, so every call
+``import solution`` gets the :class:`~rusty_hf.rewards.python_exec.remote.Remote`'s module proxy, so every call
 into the solution is a request to the sandbox and every comparison happens here, on plain data.
 
     report = run_tests(tests_source, Remote(channel))
@@ -20,9 +20,9 @@ from __future__ import annotations
 import unittest
 from dataclasses import dataclass, field
 
-from rusty_hf.rewards.proxies import RemoteObject
-from rusty_hf.rewards.python_collect import TESTS_FILE, builtins_for, compile_tests, describe, tests_of
-from rusty_hf.rewards.remote import Remote, SandboxBroken
+from rusty_hf.rewards.python_exec.proxies import RemoteObject
+from rusty_hf.rewards.python_exec.collect import TESTS_FILE, builtins_for, compile_tests, describe, tests_of
+from rusty_hf.rewards.python_exec.remote import Remote, SandboxBroken
 
 _MAX_FAILURES = 5
 _FAILURE_CHARS = 300

@@ -29,8 +29,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rusty_hf.rewards.teacher_cache import default_cache_path
-from rusty_hf.rewards.teacher_rubric import DEFAULT_RUBRIC
+from rusty_hf.rewards.teacher.cache import default_cache_path
+from rusty_hf.rewards.teacher.rubric import DEFAULT_RUBRIC
 
 BACKENDS = ("openai", "anthropic", "local")
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}

@@ -1,7 +1,7 @@
 """The host's view of a sandboxed solution: proxies whose every use is a request over the channel.
 
 ``Remote(channel).module()`` stands for the candidate's ``solution`` module (``public_names()``: what
-``from solution import *`` may bind, see ``python_collect.py``). Its functions, classes and
+``from solution import *`` may bind, see ``collect.py``). Its functions, classes and
 objects are proxies (:class:`RemoteObject`); calling one, reading an attribute, or using an operator on
 it (``==``, ``+``, ``len``, ``iter``, ``repr``...) sends one request to ``candidate_server.py`` and
 decodes the answer with ``wire.py``. Whatever comes back is either plain data (builtin ``int``,
@@ -35,8 +35,8 @@ import itertools
 import secrets
 from collections import deque
 
-from rusty_hf.rewards import wire
-from rusty_hf.rewards.proxies import RemoteModule, RemoteObject
+from rusty_hf.rewards.python_exec.sandboxed import wire
+from rusty_hf.rewards.python_exec.proxies import RemoteModule, RemoteObject, handle_number
 from rusty_hf.sandbox.channel import Channel, ChannelError, ChannelTimeout
 
 MAX_RECEIVED = 16 << 20
@@ -133,9 +133,7 @@ class Remote:
 
     def _special(self, value: object) -> object | None:
         if isinstance(value, RemoteObject):
-            if value._remote is not self:
-                raise TypeError("a proxy of another run")
-            return {"h": [value._number]}
+            return {"h": [handle_number(value, self)]}
         if isinstance(value, type) and value in self._numbers:
             return {"h": [self._numbers[value]]}
         if type(value) in (list, tuple, set, frozenset, dict, bytes):

@@ -11,7 +11,7 @@ values twice) and keeps what each test recorded. A test of a program passes when
 recorded exactly the reference's lines, in order, ended with status 0 as the reference's did, and
 its frame (the shell's begin line, the records, the shell's end line) appears exactly once. The
 reference run also runs the tests against a stub of the reference that computes nothing
-(``rust_stub.py``) and refuses the task when the stub passes a test: a reversed ``assert_eq!(expected,
+(``stub.py``) and refuses the task when the stub passes a test: a reversed ``assert_eq!(expected,
 actual)`` records its expected value whatever the program, and a test a default answers pays a constant.
 
 Each test runs in a process of its own (``tests_bin --exact NAME``, the names taken from the
@@ -43,7 +43,7 @@ What else is shut:
 What is not stopped: a program that learns, from the reward over many samples, the answers a test
 expects and returns them for that test's inputs or name -- the limit of any fixed hidden test set.
 
-    from rusty_hf.rewards.rust_harness import harness_source, expected_frames, passed_tests
+    from rusty_hf.rewards.rust.harness import harness_source, expected_frames, passed_tests
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from os import PathLike
 
-from rusty_hf.rewards.rust_cache import ScoreCache
+from rusty_hf.rewards.rust.cache import ScoreCache
 
 OBSERVED = "@@rusty-obs "
 BEGIN = "@@rusty-begin "
@@ -64,7 +64,7 @@ REFERENCE_ROUNDS = 2  # the reference runs every test twice: a test must record 
 # Appended after the program, before the tests. Every path is absolute and every macro it uses is
 # called by path, so nothing the program defines can stand in for them.
 PRELUDE = r"""
-// ---- rusty_hf harness: records what the tests observe; the host compares (rusty_hf/rewards/rust_harness.py)
+// ---- rusty_hf harness: records what the tests observe; the host compares (rusty_hf/rewards/rust/harness.py)
 const _: () = (); // takes any attribute the program left dangling at its end
 
 #[allow(warnings)]

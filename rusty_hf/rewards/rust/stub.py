@@ -1,9 +1,9 @@
 """Stubs of a Rust program that compute nothing, for the check that no task test passes without the program.
 
 The Rust harness drops the expected side of ``assert_eq!(actual, expected)`` and records the actual
-side (``rust_harness.py``). A test written the other way round, ``assert_eq!(5, add(2, 3))``, records
+side (``harness.py``). A test written the other way round, ``assert_eq!(5, add(2, 3))``, records
 the literal ``5`` for any program that does not panic: a test every answer passes. So the reference
-run (``rust_compile.reference_frames``) also runs the task's tests against a stub of the reference
+run (``compiler.reference_frames``) also runs the task's tests against a stub of the reference
 and refuses the task when the stub passes a test -- which also catches a test that a constant passes
 (``assert_eq!(is_even(7), false)`` alone).
 
@@ -15,7 +15,7 @@ compiler, per return type, with autoref-based method resolution (``STUB_PRELUDE`
 before the original body, which stays (unreachable) so that an ``impl Trait`` keeps its type.
 :func:`panic_stub` panics in every function: the fallback when the first does not build.
 
-    from rusty_hf.rewards.rust_stub import default_stub
+    from rusty_hf.rewards.rust.stub import default_stub
     default_stub("pub fn add(a: i32, b: i32) -> i32 { a + b }")   # ... -> i32 { <Default of i32> }
 """
 
@@ -23,12 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rusty_hf.rewards.rust_ast import _parser
-from rusty_hf.rewards.rust_harness import Frame, TaskReferenceError, passed_tests
+from rusty_hf.rewards.rust.ast_metrics import _parser
+from rusty_hf.rewards.rust.harness import Frame, TaskReferenceError, passed_tests
 from rusty_hf.sandbox import SandboxResult
 
 STUB_PRELUDE = """
-// ---- rusty_hf stub: Default::default() where the type has it, else a panic (rusty_hf/rewards/rust_stub.py)
+// ---- rusty_hf stub: Default::default() where the type has it, else a panic (rusty_hf/rewards/rust/stub.py)
 #[allow(warnings)]
 mod __rusty_stub {
     pub struct Probe<T>(pub ::core::marker::PhantomData<T>);

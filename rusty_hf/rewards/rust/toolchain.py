@@ -6,7 +6,7 @@ The sandbox sees none of the host's files, so the compiler cannot be the rustup 
 sysroot and binds that one directory read-only into the sandbox. ``rustc --print sysroot`` is asked
 once per process (per ``rustc`` and ``PATH``) and cached.
 
-    from rusty_hf.rewards.rust_toolchain import find_toolchain
+    from rusty_hf.rewards.rust.toolchain import find_toolchain
     toolchain = find_toolchain()           # RustToolchainError naming the fix when there is none
     toolchain.rustc, toolchain.sysroot, toolchain.clippy_driver, toolchain.version
     toolchain.bin_dir, toolchain.cargo     # <sysroot>/bin and the cargo in it, for the agent's CMD runs

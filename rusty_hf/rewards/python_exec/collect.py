@@ -2,7 +2,7 @@
 
 A test file reaches its solution the way pytest's would: ``import solution``, ``from solution import
 name`` and ``from solution import *`` (HumanEval's and MBPP's style). Here ``solution`` is whatever
-the caller binds -- the sandboxed solution's proxy (``python_tests.py``) or, for the check below, a
+the caller binds -- the sandboxed solution's proxy (``host_tests.py``) or, for the check below, a
 stand-in -- through the builtins this module builds::
 
     namespace = {"__name__": "test_solution", "__builtins__": builtins_for(module_of, names_of)}

@@ -8,7 +8,7 @@ Score per completion (every weight is a :class:`RustRewardConfig` field; default
   + no_warnings     [1]    ... without a rustc or clippy warning
   + test_pass       [10] x fraction of the task's #[test]s that pass (tasks with tests only): a test
                            passes when it records for the program exactly what it records for the
-                           task's reference solution (``rust_harness`` decides, outside the program)
+                           task's reference solution (``harness.py`` decides, outside the program)
   + parseable       [8]    tree-sitter parses it without error and it defines something
   + structure       [2] x  (defines a fn/type, 1/2) + (no function over max_function_lines, 1/2)
   + quality         [3] x  mean of: Result/Option in types, the ? operator, doc coverage of items
@@ -43,13 +43,13 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from rusty_hf.rewards.execution import default_workers
+from rusty_hf.rewards.python_exec.execution import default_workers
 from rusty_hf.rewards.extract import completion_text, extract_code
-from rusty_hf.rewards.rust_ast import AstMetrics, analyze_ast
-from rusty_hf.rewards.rust_cache import ScoreCache, cache_key
-from rusty_hf.rewards.rust_compile import DEFAULT_TEST_TIMEOUT, CompileResult, compile_rust, harness_fingerprint
-from rusty_hf.rewards.rust_harness import DEFAULT_REFERENCES, ReferenceCache, TaskReferenceError
-from rusty_hf.rewards.rust_toolchain import RustToolchain, RustToolchainError, find_toolchain
+from rusty_hf.rewards.rust.ast_metrics import AstMetrics, analyze_ast
+from rusty_hf.rewards.rust.cache import ScoreCache, cache_key
+from rusty_hf.rewards.rust.compiler import DEFAULT_TEST_TIMEOUT, CompileResult, compile_rust, harness_fingerprint
+from rusty_hf.rewards.rust.harness import DEFAULT_REFERENCES, ReferenceCache, TaskReferenceError
+from rusty_hf.rewards.rust.toolchain import RustToolchain, RustToolchainError, find_toolchain
 from rusty_hf.sandbox import IsolationMissing, Limits
 
 logger = logging.getLogger(__name__)
@@ -237,7 +237,7 @@ def get_rust_reward(
         rustc: the compiler; None looks in ``$RUSTC``, ``PATH`` and ``~/.cargo/bin``.
         clippy: count clippy lints as warnings when ``clippy-driver`` is installed.
         timeout: wall-clock seconds for one program's compiles and test runs.
-        limits: sandbox limits; None takes ``rust_compile.DEFAULT_LIMITS``.
+        limits: sandbox limits; None takes ``compiler.DEFAULT_LIMITS``.
         max_workers: programs compiled at once; defaults to :func:`default_rust_workers`.
         cache_size: scores kept in memory (LRU), keyed by a hash of code, tests, reference, weights,
             toolchain and test harness.

@@ -49,7 +49,7 @@ class TeacherError(Exception):
 
 
 class TeacherBackend(Protocol):
-    """What :func:`rusty_hf.rewards.teacher.get_teacher_reward` needs from a back end."""
+    """What :func:`rusty_hf.rewards.teacher.reward.get_teacher_reward` needs from a back end."""
 
     identity: str  # names the teacher in the cache key: back end, model and endpoint
 

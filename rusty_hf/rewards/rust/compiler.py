@@ -9,17 +9,17 @@
    build); rustc's other deny-by-default lints are errors, as under cargo, and
    ``long_running_const_eval`` is forbidden, so a const-eval loop fails in about a second;
 2. only when the task has tests and the check passed: ``rustc --test`` on the program with the
-   harness and the tests appended (:mod:`rusty_hf.rewards.rust_harness`), then each test in a
+   harness and the tests appended (:mod:`rusty_hf.rewards.rust.harness`), then each test in a
    process of its own. Which tests passed is decided here, by comparing what each test recorded
    with what it recorded for the task's reference solution (run the same way, cached, and refused
-   when a stub of it that computes nothing passes a test: ``rust_stub.py``); no line the program
+   when a stub of it that computes nothing passes a test: ``stub.py``); no line the program
    prints, and no exit code, is taken for a verdict.
 
 Both the compiler and the tests run in the sandbox: the toolchain's sysroot is the only host
 directory bound in (read-only), so ``include_str!("/etc/passwd")`` finds no file at compile time,
-and the tests' source is gone before any compiler starts (``rust_harness`` has the threat model).
+and the tests' source is gone before any compiler starts (``harness.py`` has the threat model).
 
-    from rusty_hf.rewards.rust_compile import compile_rust
+    from rusty_hf.rewards.rust.compiler import compile_rust
     result = compile_rust("pub fn add(a: i32, b: i32) -> i32 { a + b }")
     result.success, result.n_errors, result.n_warnings, result.diagnostics
     result = compile_rust(code, tests=task["tests"], reference=task["solution"])
@@ -32,11 +32,11 @@ import json
 import re
 from dataclasses import dataclass
 
-from rusty_hf.rewards import rust_harness as harness
-from rusty_hf.rewards.rust_cache import cache_key
-from rusty_hf.rewards.rust_harness import Frame, ReferenceCache, TaskReferenceError
-from rusty_hf.rewards.rust_stub import STUB_PRELUDE, refuse_tests_a_stub_passes
-from rusty_hf.rewards.rust_toolchain import RustToolchain, RustToolchainError, find_toolchain
+from rusty_hf.rewards.rust import harness
+from rusty_hf.rewards.rust.cache import cache_key
+from rusty_hf.rewards.rust.harness import Frame, ReferenceCache, TaskReferenceError
+from rusty_hf.rewards.rust.stub import STUB_PRELUDE, refuse_tests_a_stub_passes
+from rusty_hf.rewards.rust.toolchain import RustToolchain, RustToolchainError, find_toolchain
 from rusty_hf.sandbox import Limits, SandboxResult, run
 
 EDITION = "2021"
@@ -58,7 +58,7 @@ _HAS_MAIN = re.compile(r"^\s*(pub\s+)?fn\s+main\s*\(", re.MULTILINE)
 # written -- plain.rs, std's asserts -- and must pass, and the test binary lists its own tests, each
 # run REFERENCE_ROUNDS times). with_tests.rs goes into the shell's memory and is deleted before the
 # first compiler starts; rustc reads it from a pipe. Each test's stderr carries what it records
-# (rust_harness.PRELUDE) to stdout between the shell's begin and end lines; its stdout goes nowhere.
+# (harness.PRELUDE) to stdout between the shell's begin and end lines; its stdout goes nowhere.
 # RUST_BACKTRACE=0: with it unset, std's panic hook spends ~70 ms more on each failing test (measured).
 # The phase markers and JSON diagnostics on stderr come before any program code runs (const eval
 # cannot write).
