@@ -10,7 +10,7 @@ protocol validity) or on the held-out terminal requests (``--suite terminal``).
     python recipes/evaluate.py --suite terminal --terminal_split blind --model_name_or_path outputs/tiny-grpo
 
 ``--suite terminal`` plays every held-out terminal request as rusty-terminal would (greedy, constrained,
-copy bias; `rusty_hf.terminal_eval`), judges each action by executing it on a fresh copy of the
+copy bias; `rusty_hf.evaluation.terminal`), judges each action by executing it on a fresh copy of the
 request's fixture, and reports first-action and episode success per part and intent, as mean ±
 standard error, to ``<model>/terminal_eval.json`` (``--compare_to`` an earlier terminal report gives
 the paired difference). ``--terminal_split dev`` plays the development split instead (training phrasings
@@ -22,7 +22,7 @@ measured, never tuned on.
 
 Samples n completions per held-out task with the chat template, runs each against the task's tests in
 the sandbox (rustc for Rust; without rustc, Rust is skipped with the reason), and computes the numbers
-with the `evaluate` metric modules in rusty_hf/metrics. Writes a JSON report (settings, aggregate with
+with the `evaluate` metric modules in rusty_hf/evaluation/metrics. Writes a JSON report (settings, aggregate with
 standard errors and a per-difficulty breakdown, every task and sample) and prints a table. With
 ``--compare_to`` (an earlier report on the same tasks, e.g. the checkpoint before RL) it also prints and
 stores the paired difference of pass@k and compile rate with its standard error.
@@ -38,7 +38,7 @@ import sys
 from pathlib import Path
 
 # This script shares its name with the `evaluate` library. Run as `python recipes/evaluate.py`, its
-# folder is sys.path[0], where `import evaluate` (done by rusty_hf.metrics) would find this file instead.
+# folder is sys.path[0], where `import evaluate` (done by rusty_hf.evaluation.metrics) would find this file instead.
 if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().parent:
     sys.path.pop(0)
 
@@ -48,13 +48,13 @@ from dataclasses import dataclass, field
 from trl import TrlParser
 
 from rusty_hf.checkpoints import check_model_source
-from rusty_hf.evaluation import (
+from rusty_hf.evaluation.coding import (
     LANGUAGES, compare_reports, evaluate_model, format_comparison, format_table, to_inference_device,
 )
 from rusty_hf.inference import load_model, load_tokenizer_for
 from rusty_hf.publishing import push_folder, write_model_card
-from rusty_hf.terminal_eval import SPLITS as TERMINAL_SPLITS
-from rusty_hf.terminal_eval import compare_terminal, evaluate_terminal, format_terminal_comparison, format_terminal_table
+from rusty_hf.evaluation.terminal import SPLITS as TERMINAL_SPLITS
+from rusty_hf.evaluation.terminal import compare_terminal, evaluate_terminal, format_terminal_comparison, format_terminal_table
 from rusty_hf.user_errors import UserError, run_recipe
 
 

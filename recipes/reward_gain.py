@@ -4,7 +4,7 @@
         --reward_funcs execution protocol --num_samples 8 --output_file outputs/reward_gain.json
     python recipes/reward_gain.py --before outputs/tiny-sft --after outputs/tiny-grpo --update_model_card   # into the card
 
-Both checkpoints sample with the same seed and settings (`rusty_hf.reward_gain`). Exit status 0
+Both checkpoints sample with the same seed and settings (`rusty_hf.evaluation.reward_gain`). Exit status 0
 either way: the verdict is printed and stored in the JSON, it does not fail the pipeline.
 """
 
@@ -20,9 +20,9 @@ import sys
 from pathlib import Path
 
 from rusty_hf.checkpoints import check_model_source
-from rusty_hf.evaluation import rust_unavailable_reason
+from rusty_hf.evaluation.coding import rust_unavailable_reason
 from rusty_hf.model_card import write_model_card
-from rusty_hf.reward_gain import compare, score_checkpoint, without_rust
+from rusty_hf.evaluation.reward_gain import compare, score_checkpoint, without_rust
 from rusty_hf.user_errors import UserError, run_cli
 
 

@@ -149,7 +149,7 @@ def pass_at_k_evaluation(report: dict) -> CardEvaluation:
 
 def terminal_evaluation(report: dict) -> CardEvaluation:
     """First-action and episode success on the held-out terminal requests (``evaluate.py --suite terminal``)."""
-    from rusty_hf.terminal_eval import format_terminal_comparison, format_terminal_table
+    from rusty_hf.evaluation.terminal import format_terminal_comparison, format_terminal_table
 
     s = report["settings"]
     text = format_terminal_table(report)

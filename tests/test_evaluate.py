@@ -1,4 +1,4 @@
-"""Held-out evaluation (rusty_hf.evaluation and recipes/evaluate.py): real generation, real sandboxed tests."""
+"""Held-out evaluation (rusty_hf.evaluation.coding and recipes/evaluate.py): real generation, real sandboxed tests."""
 
 import json
 
@@ -9,15 +9,15 @@ from huggingface_hub import ModelCard
 
 from rusty_hf import TinyRWKVForCausalLM
 from rusty_hf.data.tasks import load_tasks
-from rusty_hf.evaluation import (
+from rusty_hf.evaluation.coding import (
     compare_reports,
     evaluate_model,
     format_comparison,
     format_table,
-    mean_and_stderr,
     rust_unavailable_reason,
     score_samples,
 )
+from rusty_hf.evaluation.stats import mean_and_stderr
 from rusty_hf.model_card import pass_at_k_evaluation
 from rusty_hf.user_errors import UserError
 from tests.conftest import randomise_zero_init, tiny_config
@@ -49,7 +49,7 @@ def test_a_sample_that_cannot_be_scored_is_reported_without_ending_the_run(monke
     def broken_sandbox(*args, **kwargs):
         raise OSError("sandbox work dir vanished")
 
-    monkeypatch.setattr("rusty_hf.evaluation.run_python_tests", broken_sandbox)
+    monkeypatch.setattr("rusty_hf.evaluation.coding.run_python_tests", broken_sandbox)
     (scores,) = score_samples([[_fenced("def f():\n    return 1\n", "python")]], ["def test_f():\n    pass\n"], "python")
     assert [(s.passed, s.status) for s in scores] == [(False, "error")]
 

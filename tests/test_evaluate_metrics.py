@@ -1,4 +1,4 @@
-"""The `evaluate` metric modules in rusty_hf/metrics: loaded by local path offline, pass@k exact, protocol validity."""
+"""The `evaluate` metric modules in rusty_hf/evaluation/metrics: loaded by local path offline, pass@k exact, protocol validity."""
 
 import itertools
 import math
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from rusty_hf.metrics import METRIC_NAMES, METRICS_DIR, load_metric
+from rusty_hf.evaluation.metrics import METRIC_NAMES, METRICS_DIR, load_metric
 from rusty_hf.protocol import ProtocolError, parse_action
 
 
@@ -88,7 +88,7 @@ def test_protocol_validity_counts_actions_and_error_kinds():
 
 def test_metric_modules_are_shipped_as_package_data():
     config = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
-    patterns = config["tool"]["setuptools"]["package-data"]["rusty_hf.metrics"]
+    patterns = config["tool"]["setuptools"]["package-data"]["rusty_hf.evaluation.metrics"]
     shipped = {p.relative_to(METRICS_DIR) for pattern in patterns for p in METRICS_DIR.glob(pattern)}
     for name in METRIC_NAMES:
         assert Path(name, f"{name}.py") in shipped

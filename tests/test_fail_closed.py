@@ -67,8 +67,8 @@ def test_rl_set_up_refuses_a_sandboxed_reward_before_anything_loads(no_bwrap):
 
 
 def test_evaluations_refuse_before_generating(no_bwrap, tmp_path):
-    from rusty_hf.evaluation import evaluate_model
-    from rusty_hf.terminal_eval import evaluate_terminal
+    from rusty_hf.evaluation.coding import evaluate_model
+    from rusty_hf.evaluation.terminal import evaluate_terminal
 
     for evaluate in (lambda: evaluate_model(None, None), lambda: evaluate_terminal(None, None, tmp_path)):
         with pytest.raises(SetupError) as refused:

@@ -12,7 +12,7 @@ from huggingface_hub.repocard_data import eval_results_to_model_index, model_ind
 
 from rusty_hf.model_card import EVALUATIONS, TASKS_DATASET, write_model_card
 from rusty_hf.publishing import base_lineage, drop_stale_reports
-from rusty_hf.reward_gain import RewardScore, compare
+from rusty_hf.evaluation.reward_gain import RewardScore, compare
 
 GAIN_SETTINGS = {"reward_names": ["execution", "protocol"], "num_samples": 4, "languages": ["python"], "temperature": 0.7,
                  "max_new_tokens": 160, "seed": 0, "reward_weights": [1.0, 0.5], "batch_size": 4, "device": "auto"}

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from rusty_hf import TinyRWKVConfig, TinyRWKVForCausalLM
-from rusty_hf.reward_gain import RewardScore, compare, score_checkpoint
+from rusty_hf.evaluation.reward_gain import RewardScore, compare, score_checkpoint
 
 
 def test_mean_and_standard_error_follow_the_textbook_formulas():

@@ -14,7 +14,7 @@ import torch
 import yaml
 
 from recipes.evaluate import EvalArguments, default_output_file
-from rusty_hf import terminal_eval
+from rusty_hf.evaluation import terminal as terminal_eval
 from rusty_hf.data.corpus import dialog_texts, task_texts
 from rusty_hf.data.terminal.blind import SUITE_FILE, load_blind
 from rusty_hf.data.terminal.catalog import all_intents
@@ -155,7 +155,7 @@ def test_no_blind_text_repeats_a_phrasing_template(blind):
 def test_only_the_evaluation_imports_the_blind_suite():
     graph = import_graph()
     importers = {m for m, deps in graph.items() if not m.startswith(BLIND) and any(d.startswith(BLIND) for d in deps)}
-    assert importers == {"rusty_hf.terminal_eval"}
+    assert importers == {"rusty_hf.evaluation.terminal"}
 
 
 def test_nothing_that_builds_training_data_reaches_the_blind_suite():

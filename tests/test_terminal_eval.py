@@ -5,7 +5,7 @@ import json
 import pytest
 import torch
 
-import rusty_hf.terminal_eval as terminal_eval
+import rusty_hf.evaluation.terminal as terminal_eval
 from rusty_hf import TinyRWKVForCausalLM
 from rusty_hf.data.terminal.checks import Check
 from rusty_hf.data.terminal.dataset import heldout_requests

@@ -22,7 +22,7 @@ stating what it showed) also carry ``final``, the check of that MSG.
     from rusty_hf.data.terminal.blind import load_blind
     requests = load_blind()            # {"b001": Request(...), ...}; part "catalogue" or "outside"
 
-Played by ``python recipes/evaluate.py --suite terminal --terminal_split blind`` (`rusty_hf.terminal_eval`).
+Played by ``python recipes/evaluate.py --suite terminal --terminal_split blind`` (`rusty_hf.evaluation.terminal`).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ first-action success, episode success (multi-turn requests), the right action ty
 sight of the training phrasings), in parts ``catalogue`` and ``outside`` (what the catalogue does not
 cover, reported apart); it is only measured, never tuned on.
 
-    from rusty_hf.terminal_eval import evaluate_terminal, format_terminal_table
+    from rusty_hf.evaluation.terminal import evaluate_terminal, format_terminal_table
     report = evaluate_terminal(model, tokenizer, cache_dir="outputs/terminal_fixtures")
     print(format_terminal_table(report))
 """
@@ -37,7 +37,7 @@ from rusty_hf.data.terminal.checks import Verdict, judge, observe
 from rusty_hf.data.terminal.dataset import PARTS, Request, dev_requests, heldout_requests
 from rusty_hf.data.terminal.fixtures import materialize, workspace_paths
 from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS
-from rusty_hf.evaluation import mean_and_stderr
+from rusty_hf.evaluation.stats import mean_and_stderr
 from rusty_hf.protocol import Action, ProtocolError, ProtocolLogitsProcessor, parse_action
 from rusty_hf.protocol.copying import copy_sources, copy_targets
 from rusty_hf.sandbox import require_isolation
@@ -270,3 +270,9 @@ def format_terminal_comparison(comparison: dict) -> str:
                  for s in (row["first_action_success"], row["episode_success"])]  # fmt: skip
         lines.append(f"| {name} | {cells[0]} | {cells[1]} |")
     return "\n".join(lines)
+
+
+__all__ = [
+    "APART", "DEFAULT_MAX_NEW_TOKENS", "MAX_STEPS", "SPLITS", "compare_terminal", "evaluate_terminal",
+    "format_terminal_comparison", "format_terminal_table", "generate_replies", "run_episodes", "summarize",
+]

@@ -4,7 +4,7 @@ protocol validity.
 For every held-out task (``rusty_hf.data.tasks.load_tasks(split="test")``) the model samples n
 completions of the task's chat prompt; each is scored by running the task's tests through the
 sandboxed rewards (Python: ``run_python_tests``; Rust: ``compile_rust`` with the tests), and the
-numbers are computed by the `evaluate` metric modules shipped in ``rusty_hf/metrics`` (pass@k with
+numbers are computed by the `evaluate` metric modules shipped in ``rusty_hf/evaluation/metrics`` (pass@k with
 the unbiased estimator, protocol validity with ``parse_action``). A sample is correct when every
 test passes; it compiles when Python parses it or rustc builds it. Each language's numbers come with their
 standard errors over tasks and are broken down by the tasks' difficulty (1-5); `compare_reports` gives the
@@ -21,7 +21,6 @@ Usage (``recipes/evaluate.py`` wraps this with argument parsing and the model ca
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -32,7 +31,8 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase, set_seed
 
 from rusty_hf.data.tasks import load_tasks
 from rusty_hf.inference.loading import resolve_device
-from rusty_hf.metrics import load_metric
+from rusty_hf.evaluation.metrics import load_metric
+from rusty_hf.evaluation.stats import mean_and_stderr
 from rusty_hf.protocol import ProtocolError, parse_action
 from rusty_hf.rewards.python_exec.execution import default_workers, parse_untrusted, run_python_tests
 from rusty_hf.rewards.extract import extract_code
@@ -167,15 +167,6 @@ def _protocol_label(text: str) -> str:
         return parse_action(text).action
     except ProtocolError as exc:
         return f"error:{exc.kind}"
-
-
-def mean_and_stderr(values: Sequence[float]) -> tuple[float, float]:
-    """The mean and its standard error (sample standard deviation / sqrt(n); 0 for fewer than 2 values)."""
-    n = len(values)
-    mean = sum(values) / n
-    if n < 2:
-        return mean, 0.0
-    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n)
 
 
 def _summary(tasks: list[dict], metric_names: list[str]) -> dict:
@@ -333,6 +324,6 @@ def format_comparison(comparison: dict) -> str:
 
 
 __all__ = [
-    "SampleScore", "compare_reports", "evaluate_model", "format_comparison", "format_table",
-    "generate_samples", "mean_and_stderr", "score_samples",
+    "LANGUAGES", "SampleScore", "compare_reports", "evaluate_model", "format_comparison", "format_table",
+    "generate_samples", "rust_unavailable_reason", "score_samples", "to_inference_device",
 ]

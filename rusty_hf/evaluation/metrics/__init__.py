@@ -1,9 +1,9 @@
 """`evaluate` metric modules shipped with rusty_hf, loaded by local path (nothing is fetched).
 
-Each metric is a folder ``rusty_hf/metrics/<name>/<name>.py`` holding one ``evaluate.Metric``
+Each metric is a folder ``rusty_hf/evaluation/metrics/<name>/<name>.py`` holding one ``evaluate.Metric``
 subclass, the layout ``evaluate.load`` expects of a local module, so these two lines are the same::
 
-    from rusty_hf.metrics import load_metric
+    from rusty_hf.evaluation.metrics import load_metric
     pass_at_k = load_metric("pass_at_k")
     pass_at_k = evaluate.load(str(METRICS_DIR / "pass_at_k"))
 

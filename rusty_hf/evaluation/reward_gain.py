@@ -1,6 +1,6 @@
 """Did RL help? Score two checkpoints on the same held-out prompts with the same rewards and sampling.
 
-    from rusty_hf.reward_gain import score_checkpoint, compare
+    from rusty_hf.evaluation.reward_gain import score_checkpoint, compare
     before = score_checkpoint("outputs/tiny-sft", reward_names=["execution", "protocol"], num_samples=8)
     after = score_checkpoint("outputs/tiny-grpo", reward_names=["execution", "protocol"], num_samples=8)
     print(compare(before, after))     # means, standard errors, the gain in absolute terms and in SEs
@@ -20,7 +20,8 @@ from dataclasses import asdict, dataclass, field
 from transformers import set_seed
 
 from rusty_hf.data.tasks import load_tasks
-from rusty_hf.evaluation import generate_samples, mean_and_stderr, to_inference_device
+from rusty_hf.evaluation.coding import generate_samples, to_inference_device
+from rusty_hf.evaluation.stats import mean_and_stderr
 from rusty_hf.inference import load_model, load_tokenizer_for
 from rusty_hf.rewards import get_reward_funcs, require_sandbox_for
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT

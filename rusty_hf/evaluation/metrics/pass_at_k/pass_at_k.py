@@ -14,8 +14,8 @@ the mean over tasks. Every task needs n >= k.
 
 Usage (loaded by local path, nothing is fetched)::
 
-    from rusty_hf.metrics import load_metric
-    pass_at_k = load_metric("pass_at_k")            # == evaluate.load(".../rusty_hf/metrics/pass_at_k")
+    from rusty_hf.evaluation.metrics import load_metric
+    pass_at_k = load_metric("pass_at_k")            # == evaluate.load(".../rusty_hf/evaluation/metrics/pass_at_k")
     pass_at_k.compute(predictions=[[True, False], [0.5, 1.0]], k=[1, 2])
     # {'pass@1': 0.5, 'pass@2': 1.0}
 """

@@ -7,7 +7,7 @@ valid ones by action, so a report shows *how* a model breaks the protocol, not o
 
 Usage (loaded by local path, nothing is fetched)::
 
-    from rusty_hf.metrics import load_metric
+    from rusty_hf.evaluation.metrics import load_metric
     validity = load_metric("protocol_validity")
     validity.compute(predictions=['{"action": "MSG", "message": "done"}', "Sure! Here it is"])
     # {'protocol_validity': 0.5, 'actions': {'MSG': 1}, 'errors': {'not_json': 1}, 'num_completions': 2}
