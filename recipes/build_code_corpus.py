@@ -23,7 +23,7 @@ rebuilds it. Load the result with ``datasets.load_from_disk("data/code_corpus")[
 
 from __future__ import annotations
 
-from rusty_hf.upstream_notices import quiet_upstream_notices
+from rusty_hf.errors import quiet_upstream_notices
 
 quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
 
@@ -40,7 +40,7 @@ from rusty_hf.data.code_corpus import CorpusConfig, build_code_corpus, heldout_f
 from rusty_hf.data.code_sources import (
     APT_INSTALL, PIP_SOURCES_INSTALL, PYPI_SOURCES_DIR, SOURCES, SourceRoot, default_roots, pip_sources_command,
 )
-from rusty_hf.user_errors import run_recipe
+from rusty_hf.errors import run_recipe
 
 __doc__ = __doc__.format(apt_install=APT_INSTALL, pip_install=PIP_SOURCES_INSTALL)
 

@@ -13,7 +13,7 @@ encodings and characters per token on held-out standard-library files. Load the 
 
 from __future__ import annotations
 
-from rusty_hf.upstream_notices import quiet_upstream_notices
+from rusty_hf.errors import quiet_upstream_notices
 
 quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
 
@@ -33,7 +33,7 @@ from rusty_hf.data.corpus import (
     stdlib_texts,
 )
 from rusty_hf.tokenizer import DEFAULT_VOCAB_SIZE, check_tokenizer, train_tokenizer
-from rusty_hf.user_errors import run_recipe
+from rusty_hf.errors import run_recipe
 
 SAMPLES = [
     "def fib(n: int) -> int:\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n",

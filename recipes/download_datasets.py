@@ -11,7 +11,7 @@ A wrong dataset name is a user error: one line naming the fix, exit 2.
 
 from __future__ import annotations
 
-from rusty_hf.upstream_notices import quiet_upstream_notices
+from rusty_hf.errors import quiet_upstream_notices
 
 quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
 
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from transformers import HfArgumentParser
 
 from rusty_hf.data.corpus import DEFAULT_DATA_DIR, download_datasets
-from rusty_hf.user_errors import run_recipe
+from rusty_hf.errors import run_recipe
 
 
 @dataclass

@@ -30,7 +30,7 @@ stores the paired difference of pass@k and compile rate with its standard error.
 
 from __future__ import annotations
 
-from rusty_hf.upstream_notices import quiet_upstream_notices
+from rusty_hf.errors import quiet_upstream_notices
 
 quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
 
@@ -47,15 +47,15 @@ from dataclasses import dataclass, field
 
 from trl import TrlParser
 
-from rusty_hf.checkpoints import check_model_source
+from rusty_hf.hub.checkpoints import check_model_source
 from rusty_hf.evaluation.coding import (
     LANGUAGES, compare_reports, evaluate_model, format_comparison, format_table, to_inference_device,
 )
 from rusty_hf.inference import load_model, load_tokenizer_for
-from rusty_hf.publishing import push_folder, write_model_card
+from rusty_hf.hub.publishing import push_folder, write_model_card
 from rusty_hf.evaluation.terminal import SPLITS as TERMINAL_SPLITS
 from rusty_hf.evaluation.terminal import compare_terminal, evaluate_terminal, format_terminal_comparison, format_terminal_table
-from rusty_hf.user_errors import UserError, run_recipe
+from rusty_hf.errors import UserError, run_recipe
 
 
 @dataclass

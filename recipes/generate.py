@@ -9,7 +9,7 @@ greedily with the recurrent state.
 
 from __future__ import annotations
 
-from rusty_hf.upstream_notices import quiet_upstream_notices
+from rusty_hf.errors import quiet_upstream_notices
 
 quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
 
@@ -20,7 +20,7 @@ import sys
 import torch
 
 from rusty_hf.tokenizer import generation_eos_ids
-from rusty_hf.user_errors import UserError, run_cli
+from rusty_hf.errors import UserError, run_cli
 
 
 def reply(model, tokenizer, prompt: str, max_new_tokens: int = 96) -> str:

@@ -10,7 +10,7 @@ trains multi-turn through `rusty_hf.agent.env.CodingEnv` (TRL's ``environment_fa
 
 from __future__ import annotations
 
-from rusty_hf.upstream_notices import quiet_upstream_notices
+from rusty_hf.errors import quiet_upstream_notices
 
 quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
 
@@ -18,13 +18,13 @@ import sys
 
 from trl import GRPOConfig, GRPOTrainer, ModelConfig, TrlParser, get_peft_config
 
-from rusty_hf.configs import RLScriptArguments
+from rusty_hf.training.arguments import RLScriptArguments
 from rusty_hf.tokenizer import load_tokenizer
 from rusty_hf.trainers import CurriculumGRPOTrainer, add_rl_callbacks
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.run import train_and_finish
 from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset, check_rl_arguments
-from rusty_hf.user_errors import run_recipe
+from rusty_hf.errors import run_recipe
 
 
 def environment_factory(script_args: RLScriptArguments, tokenizer):

@@ -15,7 +15,7 @@ rollout maps onto TRL's batching are documented in rusty_hf/trainers/ppo_config.
 
 from __future__ import annotations
 
-from rusty_hf.upstream_notices import quiet_upstream_notices
+from rusty_hf.errors import quiet_upstream_notices
 
 quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
 
@@ -23,7 +23,7 @@ import sys
 
 from trl import ModelConfig, TrlParser, get_peft_config
 
-from rusty_hf.configs import RLScriptArguments
+from rusty_hf.training.arguments import RLScriptArguments
 from rusty_hf.tokenizer import load_tokenizer
 from rusty_hf.trainers import CurriculumMixin, add_rl_callbacks
 from rusty_hf.trainers.ppo import PPOTrainer, add_value_head
@@ -31,7 +31,7 @@ from rusty_hf.trainers.ppo_config import PPOConfig
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.run import train_and_finish
 from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset, check_rl_arguments
-from rusty_hf.user_errors import run_recipe
+from rusty_hf.errors import run_recipe
 
 
 class CurriculumPPOTrainer(CurriculumMixin, PPOTrainer):

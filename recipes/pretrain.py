@@ -23,7 +23,7 @@ on (or prepares) at most N tokens.
 
 from __future__ import annotations
 
-from rusty_hf.upstream_notices import quiet_upstream_notices
+from rusty_hf.errors import quiet_upstream_notices
 
 quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
 
@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 from datasets import Dataset, DatasetDict, load_dataset, load_from_disk
 from trl import ModelConfig, SFTConfig, TrlParser, get_peft_config
 
-from rusty_hf.configs import PretrainScriptArguments
+from rusty_hf.training.arguments import PretrainScriptArguments
 from rusty_hf.tokenizer import load_tokenizer
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.prepared_data import (
@@ -44,7 +44,7 @@ from rusty_hf.training.prepared_data import (
 )
 from rusty_hf.training.pretraining import BitsPerByteSFTTrainer
 from rusty_hf.training.run import train_and_finish
-from rusty_hf.user_errors import NoSuchPathError, UserError, run_recipe
+from rusty_hf.errors import NoSuchPathError, UserError, run_recipe
 
 BUILD_CORPUS = "python3 recipes/build_code_corpus.py --output_dir data/code_corpus"
 

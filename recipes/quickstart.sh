@@ -73,6 +73,6 @@ rl_training.log (CSV), training_curves.png, reward_gain.json, terminal_eval.json
 Next steps:
   rusty-terminal --model $OUT_DIR/tiny-grpo --workdir /tmp/rusty-work        # the terminal agent (:dry, :q)
   RUSTY_MODEL=$OUT_DIR/tiny-grpo RUSTY_SANDBOX_EXEC=1 python3 space/app.py   # the Gradio Space, locally
-  python3 -c "from rusty_hf.publishing import push_folder; push_folder('$OUT_DIR/tiny-grpo', 'you/rusty-tiny')"
+  python3 -c "from rusty_hf.hub.publishing import push_folder; push_folder('$OUT_DIR/tiny-grpo', 'you/rusty-tiny')"
   accelerate launch --config_file recipes/accelerate_configs/cpu.yaml recipes/grpo.py --config recipes/tiny/grpo.yaml
 NEXT

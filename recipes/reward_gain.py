@@ -10,7 +10,7 @@ either way: the verdict is printed and stored in the JSON, it does not fail the 
 
 from __future__ import annotations
 
-from rusty_hf.upstream_notices import quiet_upstream_notices
+from rusty_hf.errors import quiet_upstream_notices
 
 quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
 
@@ -19,11 +19,11 @@ import json
 import sys
 from pathlib import Path
 
-from rusty_hf.checkpoints import check_model_source
+from rusty_hf.hub.checkpoints import check_model_source
 from rusty_hf.evaluation.coding import rust_unavailable_reason
-from rusty_hf.model_card import write_model_card
+from rusty_hf.hub.model_card import write_model_card
 from rusty_hf.evaluation.reward_gain import compare, score_checkpoint, without_rust
-from rusty_hf.user_errors import UserError, run_cli
+from rusty_hf.errors import UserError, run_cli
 
 
 def build_parser() -> argparse.ArgumentParser:

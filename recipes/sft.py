@@ -16,7 +16,7 @@ saves it compactly and exits; `--dataset_name DIR` then trains from it with no t
 
 from __future__ import annotations
 
-from rusty_hf.upstream_notices import quiet_upstream_notices
+from rusty_hf.errors import quiet_upstream_notices
 
 quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
 
@@ -26,14 +26,14 @@ from datasets import Dataset, load_dataset
 from trl import ModelConfig, SFTConfig, SFTTrainer, TrlParser, get_peft_config
 
 from rusty_hf.agent.tool_calling import enable_tool_calling
-from rusty_hf.configs import RustyScriptArguments
+from rusty_hf.training.arguments import RustyScriptArguments
 from rusty_hf.data.sft_data import build_sft_dataset
 from rusty_hf.tokenizer import load_tokenizer
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.prepared_data import is_prepared, load_prepared, save_prepared, train_from_prepared
 from rusty_hf.training.run import train_and_finish
 from rusty_hf.training.shared_prefix import share_batch_prefix
-from rusty_hf.user_errors import UserError, run_recipe
+from rusty_hf.errors import UserError, run_recipe
 
 
 def build_dataset(script_args: RustyScriptArguments, training_args: SFTConfig, tokenizer) -> Dataset:

@@ -38,7 +38,7 @@ from pathlib import Path
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 from transformers import PreTrainedTokenizerBase, PreTrainedTokenizerFast
 
-from rusty_hf.user_errors import NoSuchPathError, UserError
+from rusty_hf.errors import NoSuchPathError, UserError
 
 EOS_TOKEN = "<|endoftext|>"
 BOS_TOKEN = EOS_TOKEN

@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # render.py sits besid
 
 import render
 
-from rusty_hf.user_errors import UserError, run_cli
+from rusty_hf.errors import UserError, run_cli
 
 if TYPE_CHECKING:  # gradio and torch load after the configuration is checked: a mistake fails at once
     import gradio as gr
@@ -235,7 +235,7 @@ def model_name() -> str:
 
 def serve() -> None:
     """Check the configuration, load and warm up the model named by the environment, and serve it."""
-    from rusty_hf.checkpoints import check_model_source
+    from rusty_hf.hub.checkpoints import check_model_source
     from rusty_hf.sandbox import require_isolation
 
     quantization = os.environ.get("RUSTY_QUANTIZATION", "").strip().lower() or None
@@ -266,7 +266,7 @@ def serve() -> None:
 
 
 def main() -> int:
-    from rusty_hf.upstream_notices import quiet_upstream_notices
+    from rusty_hf.errors import quiet_upstream_notices
 
     quiet_upstream_notices()
     return run_cli("space/app.py", serve)

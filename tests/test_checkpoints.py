@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from rusty_hf import TinyRWKVForCausalLM
-from rusty_hf.checkpoints import check_model_folder, check_model_source, looks_like_path
-from rusty_hf.user_errors import CheckpointError, NoSuchPathError
+from rusty_hf.hub.checkpoints import check_model_folder, check_model_source, looks_like_path
+from rusty_hf.errors import CheckpointError, NoSuchPathError
 from tests.conftest import tiny_config
 
 ROOT = Path(__file__).resolve().parents[1]

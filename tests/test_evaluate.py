@@ -18,8 +18,8 @@ from rusty_hf.evaluation.coding import (
     score_samples,
 )
 from rusty_hf.evaluation.stats import mean_and_stderr
-from rusty_hf.model_card import pass_at_k_evaluation
-from rusty_hf.user_errors import UserError
+from rusty_hf.hub.model_card import pass_at_k_evaluation
+from rusty_hf.errors import UserError
 from tests.conftest import randomise_zero_init, tiny_config
 from tests.hub_server import HubServer
 

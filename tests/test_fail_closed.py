@@ -15,7 +15,7 @@ from rusty_hf.rewards import get_execution_reward, get_rust_reward, get_terminal
 from rusty_hf.rewards.python_exec import execution
 from rusty_hf.rewards.rust.toolchain import RustToolchainError, find_toolchain
 from rusty_hf.sandbox.layers import ALLOW_ENV
-from rusty_hf.user_errors import SetupError
+from rusty_hf.errors import SetupError
 
 
 def _the_line(text: str) -> bool:
@@ -57,7 +57,7 @@ def test_terminal_reward_scores_none_instead_of_running_the_command(no_bwrap, tm
 
 
 def test_rl_set_up_refuses_a_sandboxed_reward_before_anything_loads(no_bwrap):
-    from rusty_hf.configs import RLScriptArguments
+    from rusty_hf.training.arguments import RLScriptArguments
     from rusty_hf.training.rl_setup import check_rl_arguments
 
     with pytest.raises(SetupError) as refused:

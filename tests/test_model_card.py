@@ -10,8 +10,8 @@ import yaml
 from huggingface_hub import ModelCard, ModelCardData
 from huggingface_hub.repocard_data import eval_results_to_model_index, model_index_to_eval_results
 
-from rusty_hf.model_card import EVALUATIONS, TASKS_DATASET, write_model_card
-from rusty_hf.publishing import base_lineage, drop_stale_reports
+from rusty_hf.hub.model_card import EVALUATIONS, TASKS_DATASET, write_model_card
+from rusty_hf.hub.publishing import base_lineage, drop_stale_reports
 from rusty_hf.evaluation.reward_gain import RewardScore, compare
 
 GAIN_SETTINGS = {"reward_names": ["execution", "protocol"], "num_samples": 4, "languages": ["python"], "temperature": 0.7,

@@ -10,7 +10,7 @@ import pytest
 from datasets import Dataset, DatasetDict, load_from_disk
 from trl import ModelConfig, SFTConfig, TrlParser
 
-from rusty_hf.configs import PretrainScriptArguments, RustyScriptArguments
+from rusty_hf.training.arguments import PretrainScriptArguments, RustyScriptArguments
 from rusty_hf.training.prepared_data import PREPARED_FILE, compact, is_prepared
 
 pytestmark = pytest.mark.slow

@@ -6,7 +6,7 @@ import pytest
 from datasets import Dataset, DatasetDict
 from trl import ModelConfig, SFTConfig, TrlParser
 
-from rusty_hf.configs import PretrainScriptArguments, RustyScriptArguments
+from rusty_hf.training.arguments import PretrainScriptArguments, RustyScriptArguments
 from rusty_hf.training.pretraining import bits_per_byte, count_text_bytes, count_tokens
 
 pytestmark = pytest.mark.slow

@@ -11,8 +11,8 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from trl import ModelConfig, SFTConfig, TrlParser
 
 from rusty_hf import TinyRWKVForCausalLM
-from rusty_hf.configs import RustyScriptArguments
-from rusty_hf.publishing import finalize_output, push_folder, recipe_yaml, write_model_card
+from rusty_hf.training.arguments import RustyScriptArguments
+from rusty_hf.hub.publishing import finalize_output, push_folder, recipe_yaml, write_model_card
 from tests.conftest import randomise_zero_init, tiny_config
 from tests.hub_server import HubServer
 

@@ -9,7 +9,7 @@ import pytest
 import yaml
 from trl import GRPOConfig, ModelConfig, RLOOConfig, SFTConfig, TrlParser
 
-from rusty_hf.configs import PretrainScriptArguments, RLScriptArguments, RustyScriptArguments
+from rusty_hf.training.arguments import PretrainScriptArguments, RLScriptArguments, RustyScriptArguments
 from rusty_hf.trainers import PPOConfig
 from tests.test_snippets import DOCS
 

@@ -5,7 +5,7 @@ import torch
 from trl import ModelConfig, SFTConfig, TrlParser
 
 from rusty_hf import TinyRWKVForCausalLM
-from rusty_hf.configs import RustyScriptArguments
+from rusty_hf.training.arguments import RustyScriptArguments
 from rusty_hf.training import load_or_create_model
 from tests.conftest import tiny_config
 

@@ -6,9 +6,9 @@ import json
 import pytest
 from trl import GRPOConfig, ModelConfig, RLOOConfig, TrlParser
 
-from rusty_hf.configs import RLScriptArguments
+from rusty_hf.training.arguments import RLScriptArguments
 from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset
-from rusty_hf.user_errors import UserError
+from rusty_hf.errors import UserError
 
 pytestmark = pytest.mark.slow
 

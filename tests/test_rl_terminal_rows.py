@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from rusty_hf.configs import RLScriptArguments
+from rusty_hf.training.arguments import RLScriptArguments
 from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset
 
 

@@ -31,7 +31,7 @@ import pytest
 import torch
 
 from rusty_hf import TinyRWKVForCausalLM
-from rusty_hf.model_card import write_model_card
+from rusty_hf.hub.model_card import write_model_card
 from rusty_hf.models.tiny_rwkv.cpu_kernels import load_kernel
 from tests.conftest import randomise_zero_init, tiny_config
 

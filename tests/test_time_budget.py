@@ -13,7 +13,7 @@ import torch
 from torch import nn
 from transformers import Trainer, TrainingArguments
 
-from rusty_hf.configs import RustyScriptArguments
+from rusty_hf.training.arguments import RustyScriptArguments
 from rusty_hf.training import time_budget
 from rusty_hf.training.time_budget import TimeBudgetCallback, stretch_schedule
 

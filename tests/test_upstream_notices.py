@@ -1,4 +1,4 @@
-"""rusty_hf.upstream_notices: entry points drop exactly the upstream notices listed, nothing else."""
+"""rusty_hf.errors: entry points drop exactly the upstream notices listed, nothing else."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import warnings
 
 import pytest
 
-from rusty_hf.upstream_notices import _BNB_LOGGER, _DropMessage, quiet_upstream_notices
+from rusty_hf.errors import _BNB_LOGGER, _DropMessage, quiet_upstream_notices
 
 
 @pytest.fixture
@@ -56,7 +56,7 @@ def test_calling_twice_adds_one_log_filter(quiet):
 def test_importing_the_module_installs_no_filter():
     # torch and transformers add filters of their own on import, so count after importing rusty_hf
     code = (
-        "import logging, warnings, rusty_hf; n = list(warnings.filters); import rusty_hf.upstream_notices; "
+        "import logging, warnings, rusty_hf; n = list(warnings.filters); import rusty_hf.errors; "
         f"assert warnings.filters == n and not logging.getLogger({_BNB_LOGGER!r}).filters"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

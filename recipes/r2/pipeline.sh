@@ -154,7 +154,7 @@ train() {
     # when neither. A GPU image without bubblewrap or apt: copy a bwrap binary into /usr/local/bin (from Debian's
     # package: `dpkg-deb -x bubblewrap_*.deb DIR`, then DIR/usr/bin/bwrap), or opt in on a disposable machine.
     python3 -m rusty_hf.sandbox
-    rust_reason="$(python3 -c 'from rusty_hf.upstream_notices import quiet_upstream_notices as q; q()
+    rust_reason="$(python3 -c 'from rusty_hf.errors import quiet_upstream_notices as q; q()
 from rusty_hf.evaluation.coding import rust_unavailable_reason as r; print(r() or "")')"
     if [ -n "$rust_reason" ]; then
         echo "WARNING: Rust skipped, Python only (GRPO without the rust reward, Python evaluations): $rust_reason" >&2

@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rusty_hf.user_errors import run_cli
+from rusty_hf.errors import run_cli
 
 if TYPE_CHECKING:  # the heavy imports wait until the arguments are parsed: --help stays instant
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
@@ -188,9 +188,9 @@ def handle_line(line: str, session: AgentSession, printer: ReplyPrinter | None =
 
 def start_session(args: argparse.Namespace, printer: ReplyPrinter) -> AgentSession:
     """Check the arguments, load the model, warm it up (so the first reply is quick) and open the session."""
-    from rusty_hf.checkpoints import check_model_source
+    from rusty_hf.hub.checkpoints import check_model_source
     from rusty_hf.sandbox import require_isolation
-    from rusty_hf.user_errors import NoSuchPathError
+    from rusty_hf.errors import NoSuchPathError
 
     if not Path(args.workdir).expanduser().is_dir():
         raise NoSuchPathError(f"no such folder: {args.workdir} (--workdir). Fix: create it, or pass an existing folder.")
@@ -241,7 +241,7 @@ def chat(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from rusty_hf.upstream_notices import quiet_upstream_notices
+    from rusty_hf.errors import quiet_upstream_notices
 
     quiet_upstream_notices()
     return run_cli("rusty-terminal", lambda: chat(args), argv)

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from rusty_hf.data.dialogs import synthetic_dialogs
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
-from rusty_hf.user_errors import UserError
+from rusty_hf.errors import UserError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_TASKS_DIR = REPO_ROOT / "tasks"

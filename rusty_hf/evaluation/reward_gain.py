@@ -25,7 +25,7 @@ from rusty_hf.evaluation.stats import mean_and_stderr
 from rusty_hf.inference import load_model, load_tokenizer_for
 from rusty_hf.rewards import get_reward_funcs, require_sandbox_for
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
-from rusty_hf.user_errors import UserError
+from rusty_hf.errors import UserError
 
 
 @dataclass

@@ -36,7 +36,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from rusty_hf.user_errors import UserError, run_cli
+from rusty_hf.errors import UserError, run_cli
 
 CPU_MODES = {"fp32": "none", "int8": "int8", "4bit": "4bit"}
 CUDA_MODES = {"fp16": "none", "bf16": "none", "bnb-int8": "int8", "bnb-4bit": "4bit"}
@@ -181,7 +181,7 @@ def bench(args: argparse.Namespace) -> int:
     if args.new_tokens < 1 or args.repeats < 1 or args.threads < 0:
         raise UserError("need --new-tokens >= 1, --repeats >= 1 and --threads >= 0")
     if args.model:
-        from rusty_hf.checkpoints import check_model_source
+        from rusty_hf.hub.checkpoints import check_model_source
 
         args.model = check_model_source(args.model)
     if args.worker:
@@ -210,7 +210,7 @@ def bench(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from rusty_hf.upstream_notices import quiet_upstream_notices
+    from rusty_hf.errors import quiet_upstream_notices
 
     quiet_upstream_notices()
     return run_cli("rusty-bench", lambda: bench(args), argv)

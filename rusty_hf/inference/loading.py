@@ -20,9 +20,9 @@ bitsandbytes goes through transformers' `BitsAndBytesConfig`, so it keeps transf
 the LM head and `_keep_in_fp32_modules` (time_decay, time_first, v_head) stay unquantized. The CPU
 int8 path quantizes the head too: it holds 12.3M of the R2 model's 32M parameters.
 Combinations that cannot work here raise one error naming the fix, before anything is loaded; so do a
-missing folder, a truncated or corrupt checkpoint and an unreachable Hub (`rusty_hf.checkpoints`), and
+missing folder, a truncated or corrupt checkpoint and an unreachable Hub (`rusty_hf.hub.checkpoints`), and
 `load_tokenizer_for` refuses a tokenizer that does not fit the model. All of them are
-`rusty_hf.user_errors.UserError`s, which the entry points print as one line.
+`rusty_hf.errors.UserError`s, which the entry points print as one line.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer, BitsAn
 from transformers import PreTrainedTokenizerBase
 
 import rusty_hf.models  # noqa: F401  (registers TinyRWKV with the Auto classes)
-from rusty_hf.checkpoints import check_model_source
+from rusty_hf.hub.checkpoints import check_model_source
 from rusty_hf.inference.int8 import quantize_int8_
-from rusty_hf.user_errors import CheckpointError, SetupError, UserError
+from rusty_hf.errors import CheckpointError, SetupError, UserError
 
 QUANTIZATIONS = ("none", "int8", "4bit")
 

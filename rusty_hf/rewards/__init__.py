@@ -29,7 +29,7 @@ from rusty_hf.rewards.teacher import get_teacher_reward, teacher_reward_from_env
 from rusty_hf.rewards.terminal import get_terminal_reward, terminal_reward
 from rusty_hf.protocol.reward import protocol_reward
 from rusty_hf.sandbox import require_isolation
-from rusty_hf.user_errors import UserError
+from rusty_hf.errors import UserError
 
 REWARD_FUNCS: dict[str, Callable[..., list[float | None]]] = {
     "execution": execution_reward,

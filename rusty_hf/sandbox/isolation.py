@@ -22,7 +22,7 @@ import threading
 
 from rusty_hf.sandbox.launch import SandboxError
 from rusty_hf.sandbox.layers import ALLOW_ENV, INSTALL_HINT, SandboxCapabilities
-from rusty_hf.user_errors import SetupError
+from rusty_hf.errors import SetupError
 
 logger = logging.getLogger("rusty_hf.sandbox")
 

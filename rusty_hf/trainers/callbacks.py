@@ -25,7 +25,7 @@ from typing import Any
 import torch
 from transformers import TrainerCallback, TrainerControl, TrainerState, TrainingArguments
 
-from rusty_hf.configs import RLCallbacksConfig
+from rusty_hf.training.arguments import RLCallbacksConfig
 from rusty_hf.trainers.curriculum import CurriculumCallback
 from rusty_hf.trainers.log_records import is_train_log, record_metric
 from rusty_hf.trainers.training_log import TrainingCurvesCallback, TrainingLogCallback

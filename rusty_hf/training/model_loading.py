@@ -13,12 +13,12 @@ import torch
 from transformers import AutoModelForCausalLM, PreTrainedModel, PreTrainedTokenizerBase
 from trl import ModelConfig
 
-from rusty_hf.checkpoints import check_model_source
-from rusty_hf.configs import RustyScriptArguments
+from rusty_hf.hub.checkpoints import check_model_source
+from rusty_hf.training.arguments import RustyScriptArguments
 from rusty_hf.inference.loading import UNREADABLE_CHECKPOINT
 from rusty_hf.models.tiny_rwkv import TinyRWKVConfig, TinyRWKVForCausalLM
 from rusty_hf.tokenizer import check_tokenizer, generation_eos_ids
-from rusty_hf.user_errors import CheckpointError, UserError
+from rusty_hf.errors import CheckpointError, UserError
 
 
 def load_or_create_model(
@@ -31,7 +31,7 @@ def load_or_create_model(
 
     `trust_remote_code` comes from the trainer config (TRL keeps it there); it is only needed for a
     Hub checkpoint when rusty_hf is not the code that registered TinyRWKV. A missing folder, a damaged
-    checkpoint or a tokenizer that does not fit raise a `rusty_hf.user_errors.UserError` naming the fix.
+    checkpoint or a tokenizer that does not fit raise a `rusty_hf.errors.UserError` naming the fix.
     """
     if model_args.model_name_or_path:
         try:

@@ -16,12 +16,12 @@ from collections.abc import Callable
 
 import datasets
 
-from rusty_hf.configs import RLScriptArguments
+from rusty_hf.training.arguments import RLScriptArguments
 from rusty_hf.data.tasks import load_tasks
 from rusty_hf.rewards import get_reward_funcs, require_sandbox_for
 from rusty_hf.sandbox import require_isolation
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
-from rusty_hf.user_errors import UserError
+from rusty_hf.errors import UserError
 
 
 def build_task_dataset(script_args: RLScriptArguments, split: str | None = None) -> datasets.Dataset:

@@ -6,7 +6,7 @@
 ``resume_from_checkpoint: last`` (YAML or CLI) resumes from the newest checkpoint in ``output_dir``;
 ``max_train_minutes`` fits the run into a wall-clock budget (`rusty_hf.training.time_budget`).
 The folder gets the weights, the modelling code (remote code), the tokenizer and our model card;
-with ``push_to_hub`` it is uploaded to ``hub_model_id`` (`rusty_hf.publishing.finalize_output`).
+with ``push_to_hub`` it is uploaded to ``hub_model_id`` (`rusty_hf.hub.publishing.finalize_output`).
 Under FSDP the launch and the optimizer are checked first and the final save gathers the whole model
 (`rusty_hf.training.sharding`).
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from transformers import Trainer, TrainerCallback, TrainingArguments
 
-from rusty_hf.publishing import finalize_output
+from rusty_hf.hub.publishing import finalize_output
 from rusty_hf.training.model_loading import resume_checkpoint
 from rusty_hf.training.cpu_allocator import keep_freed_memory
 from rusty_hf.training.sharding import prepare_sharded_run

@@ -117,7 +117,7 @@ def test_grpo_rollouts_call_the_tools_and_are_rewarded_by_the_environment(tmp_pa
 def test_agent_recipe_config_selects_the_coding_environment():
     from trl import ModelConfig, TrlParser
 
-    from rusty_hf.configs import RLScriptArguments
+    from rusty_hf.training.arguments import RLScriptArguments
 
     script_args, training_args, _ = TrlParser((RLScriptArguments, GRPOConfig, ModelConfig)).parse_args_and_config(
         ["--config", str(Path(__file__).parents[2] / "recipes/tiny/grpo_agent.yaml")]

@@ -12,7 +12,7 @@ import pytest
 from rusty_hf.sandbox import IsolationMissing, require_isolation, run_python
 from rusty_hf.sandbox.capabilities import DISABLE_ENV
 from rusty_hf.sandbox.layers import ALLOW_ENV
-from rusty_hf.user_errors import SetupError
+from rusty_hf.errors import SetupError
 
 # Reads a host file and writes one beside it: if either happened, the marker exists.
 HOSTILE = "import pathlib, sys\nsecret = pathlib.Path(sys.argv[1]).read_text()\npathlib.Path(sys.argv[2]).write_text(secret)\n"
@@ -58,7 +58,7 @@ def test_opt_in_runs_unisolated_and_the_log_names_the_switch(tmp_path):
 
 
 def test_an_entry_point_refusing_at_start_up_prints_the_one_line_and_nothing_else():
-    code = "from rusty_hf.sandbox import require_isolation\nfrom rusty_hf.user_errors import run_cli\n" \
+    code = "from rusty_hf.sandbox import require_isolation\nfrom rusty_hf.errors import run_cli\n" \
            "raise SystemExit(run_cli('recipe.py', require_isolation))"
     done = _python(code)
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1

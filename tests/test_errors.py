@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from trl import ModelConfig, SFTConfig, TrlParser
 
-from rusty_hf.configs import RLScriptArguments
-from rusty_hf.user_errors import NoSuchPathError, UserError, debug_requested, run_cli, run_recipe, strip_debug_flag
+from rusty_hf.training.arguments import RLScriptArguments
+from rusty_hf.errors import NoSuchPathError, UserError, debug_requested, run_cli, run_recipe, strip_debug_flag
 
 
 def _fail(exc: BaseException):

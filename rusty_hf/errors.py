@@ -1,10 +1,11 @@
-"""One error path for users' mistakes: what is wrong and the fix, on stderr, with a non-zero exit.
+"""What an entry point says on stderr: a user's mistake as one message naming the fix, and none of the
+upstream notices it cannot avoid.
 
-Validators raise a `UserError` (its message names the fix); every entry point runs its main through
+Errors. Validators raise a `UserError` (its message names the fix); every entry point runs its main through
 `run_cli`, which prints that message as one or two lines on stderr and exits 2. Anything else is a bug
 and keeps its traceback. ``--debug`` (or ``RUSTY_DEBUG=1``) shows the traceback of a user error too::
 
-    from rusty_hf.user_errors import UserError, run_cli
+    from rusty_hf.errors import UserError, run_cli
 
     def main(argv=None) -> int:
         ...
@@ -17,14 +18,28 @@ Recipes parsed by TRL's ``TrlParser`` use `run_recipe`, which also treats what f
 (a config's ``__post_init__`` check, a missing ``--config`` file) as the user's.
 
 The subclasses keep the builtin type a caller may already catch (a missing folder is still a
-`FileNotFoundError`, a corrupt checkpoint an `OSError`, a bad value a `ValueError`). This module imports
-nothing heavy: entry points import it before they parse their arguments.
+`FileNotFoundError`, a corrupt checkpoint an `OSError`, a bad value a `ValueError`).
+
+Upstream notices. `quiet_upstream_notices` silences the notices a rusty_hf entry point cannot avoid, each
+by its exact message::
+
+    from rusty_hf.errors import quiet_upstream_notices
+    quiet_upstream_notices()   # a recipe: before importing TRL (peft imports bitsandbytes, which logs)
+    def main(): quiet_upstream_notices(); ...   # rusty-terminal, rusty-bench, the Space: they import no peft
+
+Only entry points call it: importing rusty_hf as a library changes no warning filter. Every filter
+names one message and says why it is upstream's and unavoidable; anything else still prints.
+
+This module imports nothing heavy: entry points import it before they parse their arguments (and
+before TRL).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -116,6 +131,50 @@ def strip_debug_flag(argv: list[str]) -> list[str]:
     return out
 
 
+# ---- upstream notices ------------------------------------------------------------------------
+
+# transformers 5.23 deprecated the `gradient_checkpointing*` names for `activation_checkpointing*`,
+# and TRL 1.16 still calls the old ones on the model at every generation (trl.models.utils:
+# `unwrap_model_for_generation`, `disable_gradient_checkpointing`). Our own code uses the new names.
+_TRL_OLD_CHECKPOINTING_CALLS = (
+    r"`gradient_checkpointing_enable` is deprecated",
+    r"`gradient_checkpointing_disable` is deprecated",
+    r"`is_gradient_checkpointing` is deprecated",
+)
+
+# TRL marks `environment_factory` experimental on every trainer built with it; the multi-turn GRPO
+# recipe (`environment: coding`) uses it on purpose, and its README says the API is TRL's.
+_TRL_EXPERIMENTAL_ENVIRONMENT = r"You are using 'environment_factory', which is an experimental feature"
+
+# bitsandbytes >= 0.50 on CPUs with AVX-512 BF16 tries to fetch a faster 4-bit GEMM from the Hub
+# (`kernels-community/quantization-bitsandbytes`) when it is imported, and logs a warning when the
+# optional `kernels` package is missing. Installing it would download code at run time (offline here,
+# and a supply-chain hop we do not want by default); bitsandbytes' own CPU kernel is used instead.
+_BNB_LOGGER = "bitsandbytes.backends.cpu.ops"
+_BNB_KERNELS_NOTICE = "Failed to load CPU gemm_4bit_forward from kernels-community"
+
+
+class _DropMessage(logging.Filter):
+    """Drop log records whose unformatted message starts with `prefix`."""
+
+    def __init__(self, prefix: str) -> None:
+        super().__init__()
+        self.prefix = prefix
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(self.prefix)
+
+
+def quiet_upstream_notices() -> None:
+    """Install the filters above (idempotent). Call before the noisy packages are imported."""
+    for message in _TRL_OLD_CHECKPOINTING_CALLS:
+        warnings.filterwarnings("ignore", message=message, category=FutureWarning)
+    warnings.filterwarnings("ignore", message=_TRL_EXPERIMENTAL_ENVIRONMENT, category=UserWarning)
+    bnb_logger = logging.getLogger(_BNB_LOGGER)
+    if not any(isinstance(f, _DropMessage) for f in bnb_logger.filters):
+        bnb_logger.addFilter(_DropMessage(_BNB_KERNELS_NOTICE))
+
+
 __all__ = [
     "CheckpointError",
     "EXIT_USER_ERROR",
@@ -123,6 +182,7 @@ __all__ = [
     "SetupError",
     "UserError",
     "debug_requested",
+    "quiet_upstream_notices",
     "report",
     "run_cli",
     "run_recipe",

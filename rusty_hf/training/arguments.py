@@ -1,4 +1,4 @@
-"""Script-argument dataclasses shared by the recipes (parsed by TRL's `TrlParser`).
+"""The recipes' script arguments: dataclasses shared by the recipes (parsed by TRL's `TrlParser`).
 
 A recipe YAML mixes three groups, exactly as alignment-handbook / open-r1 do:
 
@@ -216,3 +216,6 @@ class RLScriptArguments(RustyScriptArguments, RLCallbacksConfig):
         if unknown:
             raise ValueError(f"unknown reward function(s) {unknown} in reward_funcs; valid names: "
                              f"{sorted({*REWARD_FUNCS, *REWARD_FACTORIES})}")
+
+
+__all__ = ["PretrainScriptArguments", "RLCallbacksConfig", "RLScriptArguments", "RustyScriptArguments"]

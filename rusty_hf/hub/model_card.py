@@ -1,6 +1,6 @@
 """The model card of a Rusty checkpoint, built from what its folder holds (huggingface_hub's ModelCard API).
 
-    from rusty_hf.model_card import write_model_card
+    from rusty_hf.hub.model_card import write_model_card
     write_model_card("outputs/tiny-grpo")                       # README.md: metadata + body, rebuilt in full
 
 The card is rebuilt from files the pipeline leaves in the folder, so any step may rewrite it without
@@ -32,7 +32,7 @@ from pathlib import Path
 import yaml
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
-from rusty_hf.model_card_body import CODE_CORPUS_DATASET, DIALOGS_DATASET, TASKS_DATASET, TERMINAL_DATASET, body, scrub_paths
+from rusty_hf.hub.model_card_body import CODE_CORPUS_DATASET, DIALOGS_DATASET, TASKS_DATASET, TERMINAL_DATASET, body, scrub_paths
 
 DEFAULT_TAGS: tuple[str, ...] = ("rusty", "rwkv", "tiny-rwkv", "trl", "code", "agent")
 RECIPE_FILE = "training_recipe.yaml"
@@ -53,7 +53,7 @@ class RecipeFacts:
 
 
 def recipe_facts(recipe: str | None) -> RecipeFacts:
-    """The `RecipeFacts` of a recipe YAML written by `rusty_hf.publishing.recipe_yaml` (its group comments
+    """The `RecipeFacts` of a recipe YAML written by `rusty_hf.hub.publishing.recipe_yaml` (its group comments
     name the argument classes: RLScriptArguments, PretrainScriptArguments or RustyScriptArguments)."""
     values = yaml.safe_load(recipe) if recipe else None
     if not isinstance(values, dict):

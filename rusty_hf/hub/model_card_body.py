@@ -1,4 +1,4 @@
-"""The prose of a Rusty model card (`rusty_hf.model_card` builds the metadata and calls `body`).
+"""The prose of a Rusty model card (`rusty_hf.hub.model_card` builds the metadata and calls `body`).
 
     text = body(title, load_name, recipe, facts, evaluations, metrics, "agpl-3.0", curves="training_curves.png")
 

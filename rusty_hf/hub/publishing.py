@@ -1,14 +1,14 @@
 """Publish a Rusty checkpoint: push the folder to the Hub, finish a training run (card, upload).
 
-    from rusty_hf.publishing import write_model_card, push_folder
-    write_model_card("outputs/tiny-sft")                      # rusty_hf.model_card, re-exported here
+    from rusty_hf.hub.publishing import write_model_card, push_folder
+    write_model_card("outputs/tiny-sft")                      # rusty_hf.hub.model_card, re-exported here
     push_folder("outputs/tiny-sft", "me/rusty-tiny")          # honours HF_ENDPOINT and HF_TOKEN
 
 The recipes end with one call that saves, writes the card and, when ``push_to_hub`` is set, pushes::
 
     finalize_output(trainer, script_args, training_args, model_args=model_args)
 
-The card (`rusty_hf.model_card`) is rebuilt from the folder's files: the recipe in
+The card (`rusty_hf.hub.model_card`) is rebuilt from the folder's files: the recipe in
 ``training_recipe.yaml`` (written here, as TRL-parser YAML of the arguments that differ from the
 defaults, secrets left out), the curves, and the evaluation reports later steps add
 (``recipes/reward_gain.py``, ``recipes/evaluate.py --update_model_card``). A checkpoint fine-tuned from
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 import yaml
 from huggingface_hub import CommitInfo, HfApi, ModelCard
 
-from rusty_hf.model_card import DEFAULT_TAGS, EVALUATIONS, Metrics, write_model_card
+from rusty_hf.hub.model_card import DEFAULT_TAGS, EVALUATIONS, Metrics, write_model_card
 
 if TYPE_CHECKING:
     from transformers import Trainer, TrainingArguments

@@ -1,6 +1,6 @@
 """What a model argument names, checked before anything loads: a local folder, or a Hub id.
 
-    from rusty_hf.checkpoints import check_model_source
+    from rusty_hf.hub.checkpoints import check_model_source
     name = check_model_source(args.model)     # raises a UserError naming the fix, or returns the name
 
 A name that looks like a path (it starts with ``/``, ``./``, ``../`` or ``~``, has more than one ``/``,
@@ -21,7 +21,7 @@ import re
 import struct
 from pathlib import Path
 
-from rusty_hf.user_errors import CheckpointError, NoSuchPathError, SetupError, UserError
+from rusty_hf.errors import CheckpointError, NoSuchPathError, SetupError, UserError
 
 # First components that mean "a folder of this project", even before it exists (the README's commands).
 LOCAL_ROOTS = ("outputs", "data", "checkpoints")
