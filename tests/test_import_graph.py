@@ -11,7 +11,12 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "rusty_hf"
 # Old import paths kept for users' code after issue 38's regrouping: alias -> the module that holds the code.
-ALIASES: dict[str, str] = {}
+ALIASES = {
+    "rusty_hf.configs": "rusty_hf.training.arguments",
+    "rusty_hf.model_card": "rusty_hf.hub.model_card",
+    "rusty_hf.publishing": "rusty_hf.hub.publishing",
+    "rusty_hf.terminal_eval": "rusty_hf.evaluation.terminal",
+}
 
 
 def _module_name(path: Path) -> str:
@@ -112,3 +117,9 @@ def test_no_module_of_rusty_hf_imports_an_old_path():
 def test_an_old_path_gives_the_same_objects(alias):
     old, new = importlib.import_module(alias), importlib.import_module(ALIASES[alias])
     assert old.__all__ and all(getattr(old, name) is getattr(new, name) for name in old.__all__)
+
+
+def test_the_evaluation_package_gives_the_old_modules_names():
+    # rusty_hf.evaluation was one module (now evaluation/coding.py); its names still import from the package.
+    package, coding = importlib.import_module("rusty_hf.evaluation"), importlib.import_module("rusty_hf.evaluation.coding")
+    assert "evaluate_model" in package.__all__ and all(getattr(package, n) is getattr(coding, n) for n in package.__all__)
