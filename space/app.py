@@ -34,6 +34,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from typing import TYPE_CHECKING
@@ -127,6 +128,15 @@ def run_in_sandbox(command: str, files: dict[str, str]) -> str:
     return render.render_execution(result.returncode, result.stdout, result.stderr, result.limit_hit)
 
 
+def reply_stream(model, tokenizer, session: Session, *, constrained: bool, max_new_tokens: int) -> Iterator[str]:
+    """The reply to ``session.turns`` decoded so far, as rusty-terminal decodes it (`rusty_hf.inference.stream_reply`):
+    greedy, constrained when asked, copying from the request, the command outputs since and the work dir."""
+    from rusty_hf.inference import stream_reply
+
+    return stream_reply(model, tokenizer, session.turns, max_new_tokens=max_new_tokens, constrained=constrained,
+                        copy=True, workspace_names=list(session.files()), workspace_root=session.workdir)  # fmt: skip
+
+
 def build_demo(
     model,
     tokenizer,
@@ -144,9 +154,6 @@ def build_demo(
     """
     import gradio as gr
 
-    from rusty_hf.inference import stream_reply
-    from rusty_hf.protocol.copying import copy_sources, copy_targets
-
     def respond(message: str, history: list, constrained: bool, session: Session | None):
         message = (message or "").strip()
         if not message:
@@ -161,9 +168,7 @@ def build_demo(
         ]
         text = ""
         try:
-            names = copy_targets(copy_sources(session.turns), session.files(), session.workdir)
-            for text in stream_reply(model, tokenizer, session.turns, max_new_tokens=max_new_tokens, constrained=constrained,
-                                     copy_names=names):  # fmt: skip
+            for text in reply_stream(model, tokenizer, session, constrained=constrained, max_new_tokens=max_new_tokens):
                 history[-1] = {"role": "assistant", "content": render.render_partial(text)}
                 yield history, render.render_files(session.files()), session, ""
         except Exception:

@@ -18,32 +18,22 @@ message (a ``system`` turn) and another try, at most ``max_retries`` times per s
 
 Generation is greedy, streams text through ``transformers.TextIteratorStreamer`` to ``on_text``, and by
 default runs under ``ProtocolLogitsProcessor`` so only valid actions can come out (``constrained=False``
-lets malformed output through, which is what the retries are for).
+lets malformed output through, which is what the retries are for). It is the Space's and the terminal
+evaluation's decoding (`rusty_hf.inference.streaming`, `rusty_hf.inference.decoding`).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from transformers import (
-    LogitsProcessorList,
-    PreTrainedModel,
-    PreTrainedTokenizerBase,
-    TextIteratorStreamer,
-)
+from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from rusty_hf.agent.tool_calling import enable_tool_calling
 from rusty_hf.agent.workspace import PathRefused, Workspace
+from rusty_hf.inference.streaming import stream_pieces
 from rusty_hf.sandbox import SandboxError
-from rusty_hf.protocol import (
-    Action,
-    ProtocolError,
-    ProtocolLogitsProcessor,
-    parse_action,
-)
-from rusty_hf.protocol.copying import copy_sources, copy_targets
+from rusty_hf.protocol import Action, ProtocolError, parse_action
 from rusty_hf.tokenizer import generation_eos_ids
 
 MAX_RESULT_CHARS = 2000  # what the model sees of a command's output (its tail)
@@ -111,7 +101,7 @@ class AgentSession:
         self.max_new_tokens, self.max_retries, self.max_steps = max_new_tokens, max_retries, max_steps
         self.constrained, self.copy, self.dry_run = constrained, copy, dry_run
         self.on_text, self.on_retry = on_text, on_retry
-        self.eos_ids = generation_eos_ids(tokenizer)
+        generation_eos_ids(tokenizer)  # a tokenizer without Rusty's end-of-turn token fails here, not mid-chat
         self.system_prompt = system_prompt
         self.clear()
 
@@ -203,40 +193,20 @@ class AgentSession:
         raise ValueError(f"only CMD and EDIT act on the workspace, got {action.action}")
 
     def generate(self) -> str:
-        """One greedy reply to the conversation so far, streamed to ``on_text``; returns its text."""
-        inputs = self.tokenizer.apply_chat_template(
-            self.messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
-        ).to(self.model.device)
-        streamer = TextIteratorStreamer(self.tokenizer, skip_prompt=True, skip_special_tokens=True)
-        processors = LogitsProcessorList()
-        if self.constrained:
-            names = None
-            if self.copy:
-                names = [copy_targets(copy_sources(self.messages), self.workspace.paths(), self.workspace.root)]
-            processors.append(ProtocolLogitsProcessor(self.tokenizer, max_new_tokens=self.max_new_tokens, copy_names=names))
-        kwargs = dict(
-            **inputs, max_new_tokens=self.max_new_tokens, do_sample=False, streamer=streamer,
-            logits_processor=processors, eos_token_id=self.eos_ids, pad_token_id=self.tokenizer.pad_token_id,
-        )  # fmt: skip
-        failure: list[BaseException] = []
+        """One greedy reply to the conversation so far, streamed to ``on_text``; returns its text.
 
-        def work() -> None:
-            try:
-                self.model.generate(**kwargs)
-            except BaseException as exc:  # noqa: BLE001  (re-raised below, in the caller's thread)
-                failure.append(exc)
-                streamer.end()
-
-        thread = threading.Thread(target=work, name="rusty-generate", daemon=True)
-        thread.start()
-        chunks = []
-        for chunk in streamer:
+        Decoded as the Space and the terminal evaluation decode (`rusty_hf.inference.stream_pieces`), with
+        the whole conversation as the prompt and no deadline between pieces (a slow CPU may take its time).
+        """
+        copying = self.constrained and self.copy
+        chunks: list[str] = []
+        for chunk in stream_pieces(self.model, self.tokenizer, self.messages, self.max_new_tokens,
+                                   constrained=self.constrained, copy=self.copy, max_prompt_tokens=None, timeout_s=None,
+                                   workspace_names=self.workspace.paths() if copying else (),
+                                   workspace_root=self.workspace.root):  # fmt: skip
             if not chunks:
                 chunk = chunk.lstrip(" ")  # the tokenizer's prefix space, not the model's text
             chunks.append(chunk)
             if self.on_text is not None and chunk:
                 self.on_text(chunk)
-        thread.join()
-        if failure:
-            raise failure[0]
         return "".join(chunks)

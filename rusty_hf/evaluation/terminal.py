@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import torch
-from transformers import LogitsProcessorList, PreTrainedModel, PreTrainedTokenizerBase
+from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from rusty_hf.agent.tool_calling import enable_tool_calling
 from rusty_hf.data.terminal.blind import BLIND_VERSION, load_blind
@@ -38,10 +38,9 @@ from rusty_hf.data.terminal.dataset import PARTS, Request, dev_requests, heldout
 from rusty_hf.data.terminal.fixtures import materialize, workspace_paths
 from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS
 from rusty_hf.evaluation.stats import mean_and_stderr
-from rusty_hf.protocol import Action, ProtocolError, ProtocolLogitsProcessor, parse_action
-from rusty_hf.protocol.copying import copy_sources, copy_targets
+from rusty_hf.inference.decoding import reply_processors, reply_settings
+from rusty_hf.protocol import Action, ProtocolError, parse_action
 from rusty_hf.sandbox import require_isolation
-from rusty_hf.tokenizer import generation_eos_ids
 
 MAX_STEPS = 3
 SPLITS = ("heldout", "dev", "blind")
@@ -61,7 +60,8 @@ def generate_replies(
     workspace_names: Sequence[list[str]] | None = None,
     workspace_roots: Sequence[str | Path] | None = None,
 ) -> list[str]:
-    """One greedy reply per conversation, batched with left padding, as the terminal decodes.
+    """One greedy reply per conversation, batched with left padding, decoded as the terminal decodes
+    (`rusty_hf.inference.decoding`: the same processors and settings).
 
     ``copy`` adds the copy bias (`rusty_hf.protocol.copying`) for the names in each conversation's last
     request and the command outputs since, and those that ``workspace_names`` (per conversation: the
@@ -69,23 +69,18 @@ def generate_replies(
     ``workspace_roots`` (per conversation: its work dir), sed replaces a quoted value the files hold.
     """
     tokenizer.padding_side = "left"
-    eos = generation_eos_ids(tokenizer)
     order = sorted(range(len(conversations)), key=lambda i: len(json.dumps(conversations[i])))  # less padding
     replies: list[str] = [""] * len(conversations)
     for start in range(0, len(order), batch_size):
         batch = order[start : start + batch_size]
         texts = [tokenizer.apply_chat_template(conversations[i], add_generation_prompt=True, tokenize=False) for i in batch]
         inputs = tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
-        processors = LogitsProcessorList()
-        if constrained:
-            names = None
-            if copy:
-                names = [copy_targets(copy_sources(conversations[i]), workspace_names[i] if workspace_names else (),
-                                      workspace_roots[i] if workspace_roots else None) for i in batch]  # fmt: skip
-            processors.append(ProtocolLogitsProcessor(tokenizer, max_new_tokens=max_new_tokens, copy_names=names))
+        processors = reply_processors(tokenizer, [conversations[i] for i in batch], max_new_tokens=max_new_tokens,
+                                      constrained=constrained, copy=copy,
+                                      workspace_names=[workspace_names[i] for i in batch] if workspace_names else None,
+                                      workspace_roots=[workspace_roots[i] for i in batch] if workspace_roots else None)  # fmt: skip
         with torch.no_grad():
-            out = model.generate(**inputs, max_new_tokens=max_new_tokens, do_sample=False, logits_processor=processors,
-                                 eos_token_id=eos, pad_token_id=tokenizer.pad_token_id)  # fmt: skip
+            out = model.generate(**inputs, **reply_settings(tokenizer, processors, max_new_tokens=max_new_tokens))
         decoded = tokenizer.batch_decode(out[:, inputs["input_ids"].shape[1] :], skip_special_tokens=True)
         for i, text in zip(batch, decoded):
             replies[i] = text.strip()

@@ -1,0 +1,80 @@
+"""How Rusty decodes a reply, written once: rusty-terminal, the Space and the terminal evaluation all use it.
+
+Greedy unless asked to sample. With ``constrained`` a `rusty_hf.protocol.ProtocolLogitsProcessor` lets
+only valid actions out and closes the action within ``max_new_tokens``; with ``copy`` too, it favours
+the names a reply may copy (`rusty_hf.protocol.copying`: the request's names, the command outputs since,
+and the work dir's paths that confirm them; with the work dir's root, the quoted values its files hold).
+
+    processors = reply_processors(tokenizer, [messages], max_new_tokens=96,
+                                  workspace_names=[workspace.paths()], workspace_roots=[workspace.root])
+    model.generate(**inputs, **reply_settings(tokenizer, processors, max_new_tokens=96))
+
+A processor tracks the rows of one generation: build one per `generate` call, never share one between
+concurrent requests. `rusty_hf.inference.streaming` streams one reply this way; the evaluation batches.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+
+from transformers import LogitsProcessorList, PreTrainedTokenizerBase
+
+from rusty_hf.protocol import ProtocolLogitsProcessor
+from rusty_hf.protocol.copying import copy_sources, copy_targets
+from rusty_hf.tokenizer import generation_eos_ids
+
+
+def reply_processors(
+    tokenizer: PreTrainedTokenizerBase,
+    conversations: Sequence[list[dict]],
+    *,
+    max_new_tokens: int,
+    constrained: bool = True,
+    copy: bool = True,
+    workspace_names: Sequence[Iterable[str]] | None = None,
+    workspace_roots: Sequence[str | os.PathLike | None] | None = None,
+    prompt_length: int | None = None,
+) -> LogitsProcessorList:
+    """The logits processors of one `generate` call, one batch row per conversation.
+
+    Args:
+        conversations: the chat of each row, as the model sees it (what its reply may copy from).
+        constrained: decode under the protocol automaton; False gives no processor at all.
+        copy: with ``constrained``, the copy bias of each row's conversation.
+        workspace_names: per row, the paths of its work dir (None: no work dir).
+        workspace_roots: per row, its work dir, whose files are searched for quoted values (None: none).
+        prompt_length: where generated tokens start (None: the input length at the first step).
+    """
+    processors = LogitsProcessorList()
+    if not constrained:
+        return processors
+    names = None
+    if copy:
+        names = [copy_targets(copy_sources(conversation), workspace_names[i] if workspace_names else (),
+                              workspace_roots[i] if workspace_roots else None)
+                 for i, conversation in enumerate(conversations)]  # fmt: skip
+    processors.append(
+        ProtocolLogitsProcessor(tokenizer, prompt_length=prompt_length, max_new_tokens=max_new_tokens, copy_names=names)
+    )
+    return processors
+
+
+def reply_settings(
+    tokenizer: PreTrainedTokenizerBase,
+    processors: LogitsProcessorList,
+    *,
+    max_new_tokens: int,
+    do_sample: bool = False,
+    temperature: float = 0.7,
+) -> dict:
+    """The keyword arguments of ``model.generate`` for a reply (besides the inputs and a streamer):
+    the budget, greedy or sampled, ``processors``, and the tokens that end a turn."""
+    settings = dict(max_new_tokens=max_new_tokens, do_sample=do_sample, logits_processor=processors,
+                    eos_token_id=generation_eos_ids(tokenizer), pad_token_id=tokenizer.pad_token_id)  # fmt: skip
+    if do_sample:
+        settings["temperature"] = temperature
+    return settings
+
+
+__all__ = ["reply_processors", "reply_settings"]
