@@ -237,6 +237,20 @@ def measure(run: Callable[[], None], device: str, plan: Plan) -> float:
     return interleaved_medians({"run": timed(synced)}, plan.warmup, plan.repeats)["run"]
 
 
+def training_step(model: torch.nn.Module, opt: torch.optim.Optimizer, ids: torch.Tensor, device: str,
+                  dtype: str) -> Callable[[], None]:
+    """One training step on `ids` as the benchmarks time it: forward (bf16 autocast for "bf16"), backward, step."""
+
+    def step() -> None:
+        with torch.autocast(device, dtype=torch.bfloat16, enabled=dtype == "bf16"):
+            loss = model(input_ids=ids, labels=ids).loss
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    return step
+
+
 def train_case(name: str, backend: str | None, compiled: bool, shape: tuple[int, int, str], dims: Dims,
                device: str, plan: Plan) -> Result:
     """Tokens/s and peak memory of forward + backward + fused AdamW step + zero_grad."""
@@ -249,15 +263,7 @@ def train_case(name: str, backend: str | None, compiled: bool, shape: tuple[int,
             # fullgraph: a graph break raises instead of quietly running part of the step eagerly
             model = torch.compile(model, backend="inductor" if device == "cuda" else "aot_eager", fullgraph=True)
         ids = ids_on(device, dims.vocab, batch, seqlen)
-
-        def step() -> None:
-            with torch.autocast(device, dtype=torch.bfloat16, enabled=dtype == "bf16"):
-                loss = model(input_ids=ids, labels=ids).loss
-            loss.backward()
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-
-        seconds = measure(step, device, plan)
+        seconds = measure(training_step(model, opt, ids, device, dtype), device, plan)
         return {"step_s": seconds, "tokens_per_s": batch * seqlen / seconds, "peak_mib": peak_mib(device)}
 
 

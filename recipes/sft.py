@@ -11,7 +11,12 @@ trust_remote_code, tokenizer) to `output_dir`.
 
 `--save_prepared_to DIR` tokenizes the mix as training would (TRL's chat template and assistant masks),
 saves it compactly and exits; `--dataset_name DIR` then trains from it with no tokenizing
-(`rusty_hf.training.prepared_data`; recipes/r2/pipeline.sh prepare / train).
+(`rusty_hf.training.prepared_data`; recipes/r2/pipeline.sh prepare / train), packed with TRL's
+`pack_dataset` at training time when `packing` is on.
+
+`packing: true` (TRL's best-fit decreasing, padding-free) puts whole dialogs end to end in each row;
+TinyRWKV resets its state at each one (`position_ids`), and `share_prompt_state` runs the documents'
+common system prompt once per row. benchmarks/packed_recipe.py measures it against padded rows.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import sys
 
 from datasets import Dataset, load_dataset
 from trl import ModelConfig, SFTConfig, SFTTrainer, TrlParser, get_peft_config
+from trl.data_utils import pack_dataset
 
 from rusty_hf.agent.tool_calling import enable_tool_calling
 from rusty_hf.training.arguments import RustyScriptArguments
@@ -40,7 +46,10 @@ def build_dataset(script_args: RustyScriptArguments, training_args: SFTConfig, t
     if is_prepared(script_args.dataset_name):
         splits, _ = load_prepared(script_args.dataset_name, tokenizer, training_args.max_length)
         train_from_prepared(training_args)
-        return splits[script_args.dataset_train_split]
+        rows = splits[script_args.dataset_train_split]
+        if training_args.packing:  # TRL skips its own packing for prepared rows: pack them as it would
+            rows = pack_dataset(rows, training_args.max_length, strategy=training_args.packing_strategy)
+        return rows
     if script_args.dataset_name:
         return load_dataset(script_args.dataset_name, script_args.dataset_config, split=script_args.dataset_train_split)
     return build_sft_dataset(
@@ -60,6 +69,8 @@ def main(script_args: RustyScriptArguments, training_args: SFTConfig, model_args
     # The tool-aware template renders multi-turn dialogs (a command's output as a system turn) as the
     # terminal does; without tools it renders byte-identically to the base template.
     tokenizer = enable_tool_calling(load_tokenizer(script_args.tokenizer_name_or_path))
+    if script_args.save_prepared_to:  # rows are saved whole; training packs them (`build_dataset`) when asked
+        training_args.packing = False
     model = load_or_create_model(model_args, script_args, tokenizer, training_args.trust_remote_code)
     if script_args.share_prompt_state and (training_args.assistant_only_loss or training_args.completion_only_loss):
         # The loss never covers the shared system prompt, so its state may be computed once per batch.

@@ -192,3 +192,31 @@ def test_a_cache_that_is_not_tinyrwkvs_is_refused_with_the_fix():
     with pytest.raises(TypeError, match="TinyRWKVCache"):
         model(torch.randint(2, 99, (1, 3)), past_key_values=DynamicCache())
     assert isinstance(model(torch.randint(2, 99, (1, 3)), use_cache=True).past_key_values, TinyRWKVCache)
+
+
+@pytest.mark.parametrize("backend", ["torch", "cpp", "triton"])
+def test_documents_start_from_a_given_document_state_in_every_backend(backend, monkeypatch):
+    """`document_state` (a shared prompt's state, as training/shared_prefix.py passes it): every packed
+    document starts from it, as if each ran separately from that state; the same weight gradients."""
+    if backend == "triton":
+        pytest.importorskip("triton")
+    monkeypatch.setenv("RUSTY_WKV_BACKEND", backend)
+    model, docs = _model(), _docs()
+    with torch.no_grad():
+        start = model.model(input_ids=torch.tensor([[5, 6, 7, 8, 9, 10]]), use_cache=True).state
+    batch = _trl_padding_free(docs)
+    packed = model.model(input_ids=batch["input_ids"], position_ids=batch["position_ids"], document_state=start,
+                         use_cache=True)  # fmt: skip
+    weights = torch.randn(packed.last_hidden_state.shape, generator=torch.Generator().manual_seed(1))
+    (packed.last_hidden_state * weights).sum().backward()  # not a square: LayerNorm's output has a fixed norm
+    got_grads = {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
+    model.zero_grad()
+    separate = [model.model(input_ids=torch.tensor([d]), state=start, use_cache=True) for d in docs]
+    want_hidden = torch.cat([out.last_hidden_state for out in separate], dim=1)
+    (want_hidden * weights).sum().backward()
+    _close(packed.last_hidden_state, want_hidden)
+    assert got_grads
+    for name, grad in got_grads.items():
+        _close(grad, dict(model.named_parameters())[name].grad)
+    for got, want in zip(packed.state, separate[-1].state):  # the state after the row: its last document's
+        _close(got, want)

@@ -31,6 +31,14 @@ def _model() -> TinyRWKVForCausalLM:
     return randomise_zero_init(TinyRWKVForCausalLM(tiny_config()), std=0.3).train()
 
 
+def _assert_same_gradients(shared_model, ref) -> None:
+    for (name, p), q in zip(shared_model.named_parameters(), ref.parameters()):
+        if q.grad is None:
+            assert p.grad is None or not p.grad.any(), name
+        else:
+            torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-4, msg=name)
+
+
 def test_common_prefix_length_stops_at_the_first_difference_or_padding():
     ids = torch.tensor([[1, 2, 3, 4], [1, 2, 3, 5], [1, 2, 3, 4]])
     assert common_prefix_length(ids, None) == 3
@@ -60,11 +68,7 @@ def test_gradients_are_those_of_a_run_cut_at_the_prefix():
     logits = torch.cat([ref.lm_head(head.last_hidden_state), rest.logits], dim=1)
     loss = torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]), labels[:, 1:].reshape(-1))
     loss.backward()
-    for (name, p), q in zip(shared_model.named_parameters(), ref.parameters()):
-        if q.grad is None:
-            assert p.grad is None or not p.grad.any(), name
-        else:
-            torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-4, msg=name)
+    _assert_same_gradients(shared_model, ref)
 
 
 def test_the_prefix_ends_before_the_stop_token():
@@ -98,3 +102,61 @@ def test_wrapping_twice_wraps_once():
     forward = model.model.forward
     share_batch_prefix(model)
     assert model.model.forward is forward
+
+
+def _packed(prefix_len: int = 20) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, list[torch.Tensor]]:
+    """One row of documents as TRL's padding-free collator lays them out: position_ids restart at 0, the
+    first label of each document is -100, the loss covers what follows each document's marker."""
+    ids, mask, labels = _batch(prefix_len)
+    docs = [row[m.bool()] for row, m in zip(ids, mask)]
+    doc_labels = [row[m.bool()] for row, m in zip(labels, mask)]
+    position_ids = torch.cat([torch.arange(len(d)) for d in docs])[None]
+    return torch.cat(docs)[None], position_ids, torch.cat(doc_labels)[None], docs
+
+
+def test_packed_rows_share_their_documents_prefix_and_match_the_plain_packed_forward():
+    ids, position_ids, labels, docs = _packed()
+    seen = []
+    model = _model()
+    original = model.model.forward
+
+    def spy(*args, **kwargs):
+        seen.append((tuple(kwargs["input_ids"].shape), kwargs.get("document_state") is not None))
+        return original(*args, **kwargs)
+
+    model.model.forward = spy
+    share_batch_prefix(model, stop_token_ids=[STOP])
+    plain = _model()
+    a = plain(input_ids=ids, position_ids=position_ids, labels=labels)
+    b = model(input_ids=ids, position_ids=position_ids, labels=labels)
+    shared = 20  # the documents' common prompt, run once
+    assert seen == [((1, shared), False), ((1, ids.shape[1] - shared * len(docs)), True)]
+    torch.testing.assert_close(b.loss, a.loss, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(b.logits, a.logits, rtol=1e-5, atol=1e-5)
+    separate = torch.cat([plain(input_ids=d[None]).logits for d in docs], dim=1)
+    torch.testing.assert_close(b.logits, separate, rtol=1e-5, atol=1e-5)
+
+
+def test_packed_gradients_are_those_of_documents_cut_at_the_prefix():
+    ids, position_ids, labels, docs = _packed()
+    shared_model, ref = share_batch_prefix(_model(), stop_token_ids=[STOP]), _model()
+    shared_model(input_ids=ids, position_ids=position_ids, labels=labels).loss.backward()
+    with torch.no_grad():
+        head = ref.model(input_ids=docs[0][None, :20], use_cache=True)
+    logits, targets, at = [], [], 0
+    for d in docs:
+        rest = ref(input_ids=d[None, 20:], state=head.state, use_cache=False)
+        doc_logits = torch.cat([ref.lm_head(head.last_hidden_state), rest.logits], dim=1)[0]
+        logits.append(doc_logits[:-1])
+        targets.append(labels[0, at + 1 : at + len(d)])
+        at += len(d)
+    torch.nn.functional.cross_entropy(torch.cat(logits), torch.cat(targets)).backward()
+    _assert_same_gradients(shared_model, ref)
+
+
+def test_packed_documents_that_share_too_little_run_from_the_empty_state():
+    ids, position_ids, labels, docs = _packed(prefix_len=4)  # below MIN_SHARED_TOKENS
+    model, plain = share_batch_prefix(_model(), stop_token_ids=[STOP]), _model()
+    a = plain(input_ids=ids, position_ids=position_ids, labels=labels)
+    b = model(input_ids=ids, position_ids=position_ids, labels=labels)
+    torch.testing.assert_close(b.logits, a.logits, rtol=0, atol=0)

@@ -21,7 +21,8 @@ The recurrent state is a tuple of five float32 tensors, each (batch, n_layers, d
 time-mix shift, WKV numerator `a`, denominator `b`, exponent `p`, channel-mix shift. `generate` carries
 it as a `TinyRWKVCache` (`past_key_values`, which beam search reorders and a later call continues);
 `forward` also takes and returns the bare tuple as `state`. Packed rows (`position_ids` restarting at
-0, `cu_seq_lens_q`, `seq_idx`) reset it at each document (`packing`).
+0, `cu_seq_lens_q`, `seq_idx`) reset it at each document (`packing`), to the empty state or to a
+`document_state` (batch 1) that the backbone's `forward` takes: a prompt every document starts with, run once.
 
 This file is copied next to the weights by `save_pretrained` (remote code): it imports only
 torch, transformers and modules of this folder.
@@ -54,24 +55,25 @@ STATE_FIELDS = ("att_shift", "att_a", "att_b", "att_p", "ffn_shift")
 
 
 def token_shift(
-    x: torch.Tensor, prev: torch.Tensor, mask: torch.Tensor | None, docs: Documents | None = None
+    x: torch.Tensor, prev: torch.Tensor, mask: torch.Tensor | None, docs: Documents | None = None,
+    start: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """x_{t-1} for every t, and the new `prev` (x at each row's last real token).
 
     With a mask, a position right after padding sees `prev` (zeros or the carried state), as if
     the padding were not there. Exact for left padding, which is what batched generation uses.
-    In packed rows (`docs`), the first position of each document sees zeros, its empty state.
+    In packed rows (`docs`), the first position of each document sees zeros, its empty state, or `start`.
     """
     prev = prev.to(x.dtype)
     shifted = torch.cat([prev.unsqueeze(1), x[:, :-1]], dim=1)  # (B, T, C)
     if docs is not None:
-        shifted = shift_with_starts(shifted, docs.starts)
+        shifted = shift_with_starts(shifted, docs.starts, start)
     if mask is None:
         return shifted, x[:, -1]
     prev_is_real = torch.cat([torch.ones_like(mask[:, :1]), mask[:, :-1]], dim=1).bool()
     shifted = torch.where(prev_is_real[:, :, None], shifted, prev.unsqueeze(1))
     if docs is not None:
-        shifted = shift_with_starts(shifted, docs.starts)
+        shifted = shift_with_starts(shifted, docs.starts, start)
     positions = torch.arange(x.shape[1], device=x.device)
     last = torch.where(mask.bool(), positions, -1).amax(dim=1)  # (B,), -1 if the row is all padding
     last_x = x[torch.arange(x.shape[0], device=x.device), last.clamp(min=0)]
@@ -141,7 +143,7 @@ class TinyRWKVTimeMix(_FlatMixWeights):
         self.output = nn.Linear(C, C, bias=False)
 
     def forward(self, x, shift, wkv_state, mask, docs=None):
-        xx, new_shift = token_shift(x, shift, mask, docs)
+        xx, new_shift = token_shift(x, shift, mask, docs, None if docs is None or docs.start is None else docs.start[0])
         delta = x - xx
         k = fast_linear(self.key, torch.addcmul(xx, delta, self.time_mix_k))
         v = fast_linear(self.value, torch.addcmul(xx, delta, self.time_mix_v))
@@ -169,7 +171,7 @@ class TinyRWKVChannelMix(_FlatMixWeights):
         self.value = nn.Linear(config.d_ffn, C, bias=False)
 
     def forward(self, x, shift, mask, docs=None):
-        xx, new_shift = token_shift(x, shift, mask, docs)
+        xx, new_shift = token_shift(x, shift, mask, docs, None if docs is None or docs.start is None else docs.start[4])
         delta = x - xx
         k = relu_square(fast_linear(self.key, torch.addcmul(xx, delta, self.time_mix_k)))
         r = torch.sigmoid(fast_linear(self.receptance, torch.addcmul(xx, delta, self.time_mix_r)))
@@ -387,12 +389,17 @@ class TinyRWKVModel(TinyRWKVPreTrainedModel):
         elif starts is not None and bool(starts[:, 0].any()):  # a row that begins a new document forgets the past
             empty = self.empty_state(B, inputs_embeds.device)
             state = tuple(torch.where(starts[:, 0, None, None], e, s) for s, e in zip(state, empty))
+        document_state = kwargs.get("document_state")
+        if document_state is not None and starts is not None:  # each new document starts from it, not empty
+            document_state = tuple(part.to(inputs_embeds.device) for part in document_state)
+            state = tuple(torch.where(starts[:, 0, None, None], d.expand_as(s), s) for s, d in zip(state, document_state))
         docs = Documents.from_starts(starts)
-        hidden, new_state, all_hidden = self._trunk(inputs_embeds, state, mask, output_hidden_states, use_cache, docs)
+        hidden, new_state, all_hidden = self._trunk(inputs_embeds, state, mask, output_hidden_states, use_cache, docs,
+                                                    document_state)  # fmt: skip
         return self._output(hidden, new_state, all_hidden, use_cache, return_dict, cache, T)
 
     def _trunk(self, inputs_embeds, state, mask, output_hidden_states: bool = False, use_cache: bool = True,
-               docs: Documents | None = None):  # fmt: skip
+               docs: Documents | None = None, document_state: tuple[torch.Tensor, ...] | None = None):  # fmt: skip
         """Projection, blocks and final norm: (hidden, new_state or None without use_cache, all_hidden or None)."""
         hidden = self.ln0(fast_linear(self.emb_proj, inputs_embeds))  # (B, T, d_hidden)
         all_hidden = (hidden,) if output_hidden_states else None
@@ -403,7 +410,8 @@ class TinyRWKVModel(TinyRWKVPreTrainedModel):
             new_layers = []
             for i, block in enumerate(self.blocks):
                 layer_state = [s[:, i] for s in state]
-                hidden, layer_state = block(hidden, *layer_state, mask=mask, docs=docs)
+                layer_docs = None if docs is None else docs.for_layer(document_state, i)
+                hidden, layer_state = block(hidden, *layer_state, mask=mask, docs=layer_docs)
                 new_layers.append(layer_state)
                 if output_hidden_states:
                     all_hidden += (hidden,)

@@ -23,6 +23,7 @@ Imports only torch and modules of this folder (remote code).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import torch
@@ -83,6 +84,15 @@ class Documents:
     last: torch.Tensor  # (B,) each row's last document
     n_docs: int
     length: int
+    # Where every new document starts instead of the empty state: (att_shift, att_a, att_b, att_p, ffn_shift),
+    # each (1, C), one layer's part of the backbone's `document_state` (`for_layer`); None: the empty state.
+    start: tuple[torch.Tensor, ...] | None = None
+
+    def for_layer(self, state: tuple[torch.Tensor, ...] | None, layer: int) -> Documents:
+        """These documents, starting from layer `layer`'s part of `state` (five (1, n_layers, C) tensors)."""
+        if state is None:
+            return self
+        return dataclasses.replace(self, start=tuple(part[:, layer] for part in state))
 
     @classmethod
     def from_starts(cls, starts: torch.Tensor | None) -> Documents | None:
@@ -123,9 +133,11 @@ def boundary_labels(labels: torch.Tensor, starts: torch.Tensor, ignore_index: in
     return shifted.masked_fill(ends, ignore_index)
 
 
-def shift_with_starts(shifted: torch.Tensor, starts: torch.Tensor) -> torch.Tensor:
-    """The token shift's x_{t-1}, zero where a document starts (its empty state)."""
-    return shifted.masked_fill(starts[:, :, None], 0.0)
+def shift_with_starts(shifted: torch.Tensor, starts: torch.Tensor, start: torch.Tensor | None = None) -> torch.Tensor:
+    """The token shift's x_{t-1} where a document starts: zero (its empty state), or `start` ((1, C))."""
+    if start is None:
+        return shifted.masked_fill(starts[:, :, None], 0.0)
+    return torch.where(starts[:, :, None], start.to(shifted.dtype)[:, None, :], shifted)
 
 
 def wkv_documents(
@@ -139,11 +151,17 @@ def wkv_documents(
 ) -> tuple[torch.Tensor, WKVState]:
     """`wkv` over each document of packed rows from its own start state; the state after each row's last one.
 
+    A document starts from the empty state, or from `docs.start` where given, unless it continues its row's
+    incoming state.
+
     k, v: (B, T, C); state: (a, b, p), each (B, C); mask: (B, T) or None."""
     B, T, C = k.shape
     real = torch.ones(B, T, dtype=torch.long, device=k.device) if mask is None else (mask != 0).long()
     doc_mask = docs.to_docs(real)  # 0 past each document's end: the WKV leaves the state alone there
-    empty = empty_wkv_state(docs.n_docs, C, k.device)
+    if docs.start is None:
+        empty = empty_wkv_state(docs.n_docs, C, k.device)
+    else:  # every new document starts from the given state (a shared prompt's, say)
+        empty = tuple(part.float().expand(docs.n_docs, C) for part in docs.start[1:4])
     keep = docs.continues[:, None]
     doc_state = tuple(torch.where(keep, s[docs.row], e) for s, e in zip(state, empty))
     y, (a, b, p) = wkv(w, u, docs.to_docs(k), docs.to_docs(v), doc_state, doc_mask)
