@@ -18,7 +18,7 @@ from rusty_hf.evaluation.coding import (
     score_samples,
 )
 from rusty_hf.evaluation.stats import mean_and_stderr
-from rusty_hf.hub.model_card import pass_at_k_evaluation
+from rusty_hf.hub.model_card import TASKS_DATASET, pass_at_k_evaluation
 from rusty_hf.errors import UserError
 from tests.conftest import randomise_zero_init, tiny_config
 from tests.hub_server import HubServer
@@ -136,7 +136,7 @@ def test_recipe_writes_the_report_and_pushes_the_metrics_in_the_model_card(tmp_p
     assert report["settings"]["model"] == str(tmp_path / "ckpt") and report["settings"]["k"] == [1]
     card = ModelCard(hub.repos["rusty-tester/evaluated"].files["README.md"].decode())
     values = {(r.dataset_type, r.dataset_config, r.metric_type): r.metric_value for r in card.data.eval_results}
-    assert values[("rusty-hf/rusty-tasks", "python", "pass@1")] == report["aggregate"]["python"]["pass@1"]
+    assert values[(TASKS_DATASET, "python", "pass@1")] == report["aggregate"]["python"]["pass@1"]
     assert "eval_results.json" in hub.repos["rusty-tester/evaluated"].files
 
     # the same checkpoint against its own report: a comparison of zero, stored in the new report

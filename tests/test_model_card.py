@@ -58,6 +58,8 @@ def test_the_metadata_passes_huggingface_hubs_own_checks(folder):
     data = card.data
     assert (data.license, data.library_name, data.pipeline_tag) == ("agpl-3.0", "transformers", "text-generation")
     assert data.datasets is None and data.base_model is None  # no Hub dataset; the base is a local folder
+    # the model-index names the generated data by its generator, never as a Hub id that does not exist
+    assert data.eval_results and all("/" not in r.dataset_type for r in data.eval_results)
     name, results = model_index_to_eval_results(data.to_dict()["model-index"])
     assert name == "tiny-grpo" and eval_results_to_model_index(name, results) == data.to_dict()["model-index"]
     assert ModelCardData(**yaml.safe_load(card.content.split("---")[1])).eval_results == data.eval_results

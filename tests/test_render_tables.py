@@ -48,13 +48,17 @@ def test_a_number_changed_in_the_json_is_caught_and_rendered(repo):
     (repo / FLOORS_JSON).write_text(json.dumps(data))
     assert render_tables.stale(repo) == {repo / "README.md": ["quickstart-floors"]}
     assert render_tables.main(["--root", str(repo)]) == 0
-    assert "| 0.500 ± 0.027 (n=228) |" in (repo / "README.md").read_text()
+    first = data["floors"][0]
+    assert f"| 0.500 ± {first['stderr']:.3f} (n={first['n']}) |" in (repo / "README.md").read_text()
     assert render_tables.stale(repo) == {}
 
 
 def test_a_number_typed_into_a_table_is_caught(repo):
     readme = repo / "README.md"
-    readme.write_text(readme.read_text().replace("0.785 ± 0.027", "0.800 ± 0.027"))
+    first = json.loads((repo / FLOORS_JSON).read_text())["floors"][0]
+    shown = f"{first['value']:.3f} ± {first['stderr']:.3f}"
+    assert shown in readme.read_text()
+    readme.write_text(readme.read_text().replace(shown, f"{first['value'] + 0.01:.3f} ± {first['stderr']:.3f}"))
     assert render_tables.main(["--check", "--root", str(repo)]) == 1
 
 

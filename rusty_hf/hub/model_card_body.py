@@ -21,12 +21,13 @@ import yaml
 SOURCE_URL = "https://github.com/rusty-hf/rusty_hf"  # pyproject.toml's [project.urls] Source
 
 # Stable names of the data rusty_hf generates from its repository (the model-index's dataset types): the same
-# name for the same kind of data in every run, no counts or dates. They are not Hub datasets, so the card's
-# `datasets:` metadata never carries them; its body links the files that generate them instead.
-TASKS_DATASET = "rusty-hf/rusty-tasks"
-DIALOGS_DATASET = "rusty-hf/rusty-protocol-dialogs"
-CODE_CORPUS_DATASET = "rusty-hf/rusty-code-corpus"
-TERMINAL_DATASET = "rusty-hf/rusty-terminal-requests"
+# name for the same kind of data in every run, no counts or dates. They are not Hub datasets, so they are not
+# written as Hub ids (no "owner/name"): each names the generator in this repository, which the card's body
+# links; the card's `datasets:` metadata never carries them.
+TASKS_DATASET = "rusty_hf.tasks"
+DIALOGS_DATASET = "rusty_hf.data.dialogs"
+CODE_CORPUS_DATASET = "rusty_hf.code_corpus"
+TERMINAL_DATASET = "rusty_hf.data.terminal"
 GENERATED_DATA = {  # name -> (what it is, the repository path that generates it)
     TASKS_DATASET: ("coding tasks, Python and Rust: prompt, tests, reference solution, difficulty 1-5; a fixed "
                     "train/test split, and SFT and RL see only the train split", "tasks"),
