@@ -135,7 +135,7 @@ def main(
                       tokenizer, recipe="pretrain", max_length=training_args.max_length,
                       num_proc=training_args.dataset_num_proc, eval_tokens_per_byte=trainer.eval_tokens_per_byte)
         return trainer
-    train_and_finish(trainer, script_args, training_args, model_args)  # + model card, push_to_hub
+    train_and_finish(trainer, script_args, training_args, model_args, count_padding=True)  # + card, push_to_hub
     return trainer
 
 

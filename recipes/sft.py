@@ -89,7 +89,7 @@ def main(script_args: RustyScriptArguments, training_args: SFTConfig, model_args
         save_prepared({script_args.dataset_train_split: trainer.train_dataset}, script_args.save_prepared_to, tokenizer,
                       recipe="sft", max_length=training_args.max_length, num_proc=training_args.dataset_num_proc)
         return trainer
-    train_and_finish(trainer, script_args, training_args, model_args)  # + model card, push_to_hub
+    train_and_finish(trainer, script_args, training_args, model_args, count_padding=True)  # + card, push_to_hub
     return trainer
 
 

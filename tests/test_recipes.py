@@ -24,7 +24,7 @@ def test_sft_recipe_trains_and_saves_a_folder_that_generates(tmp_path, tiny_toke
 
     tiny_tokenizer.save_pretrained(tmp_path / "tok")
     out = tmp_path / "sft"
-    main(*_parse([
+    trainer = main(*_parse([
         "--config", "recipes/tiny/sft.yaml", "--tokenizer_name_or_path", str(tmp_path / "tok"),
         "--output_dir", str(out), "--max_steps", "2", "--num_dialogs", "16", "--d_embed", "16",
         "--d_hidden", "32", "--per_device_train_batch_size", "4", "--logging_steps", "1",
@@ -32,6 +32,8 @@ def test_sft_recipe_trains_and_saves_a_folder_that_generates(tmp_path, tiny_toke
     ]))
     for name in ("model.safetensors", "config.json", "modeling_tiny_rwkv.py", "tokenizer.json"):
         assert (out / name).is_file(), name
+    logged = [entry for entry in trainer.state.log_history if "loss" in entry]
+    assert logged and all(0 <= entry["pad_fraction"] < 1 and entry["real_tokens_per_step"] > 0 for entry in logged)
     model = AutoModelForCausalLM.from_pretrained(out, trust_remote_code=True)
     assert model.generation_config.eos_token_id == [5, 0]  # <|end|> then <|endoftext|>
     assert isinstance(reply(model, AutoTokenizer.from_pretrained(out), "list files", max_new_tokens=4), str)

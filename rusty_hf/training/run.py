@@ -21,17 +21,24 @@ from transformers import Trainer, TrainerCallback, TrainingArguments
 from rusty_hf.hub.publishing import finalize_output
 from rusty_hf.training.model_loading import resume_checkpoint
 from rusty_hf.training.cpu_allocator import keep_freed_memory
+from rusty_hf.training.padding import PaddingMeter
 from rusty_hf.training.sharding import prepare_sharded_run
 from rusty_hf.training.time_budget import TimeBudgetCallback
 from rusty_hf.training.trl_cpu import compact_fused_head_on_cpu
 
 
-def train_and_finish(trainer: Trainer, script_args: object, training_args: TrainingArguments, model_args: object) -> Path:
-    """Run ``trainer.train()`` and write (and maybe push) the output folder; returns it."""
+def train_and_finish(trainer: Trainer, script_args: object, training_args: TrainingArguments, model_args: object,
+                     count_padding: bool = False) -> Path:
+    """Run ``trainer.train()`` and write (and maybe push) the output folder; returns it.
+
+    ``count_padding`` (the SFT and pretraining recipes: one forward a micro-batch) logs the pad fraction and the
+    real tokens per step (`rusty_hf.training.padding`)."""
     prepare_sharded_run(trainer)  # FSDP: a launch that would not shard is refused; bitsandbytes optim -> AdamW
     if getattr(script_args, "max_train_minutes", None):
         trainer.add_callback(TimeBudgetCallback(script_args.max_train_minutes))
     trainer.add_callback(ThroughputClock())
+    if count_padding:
+        PaddingMeter.attach(trainer)
     compact_fused_head_on_cpu()  # TRL scores every position on CPU otherwise (see trl_cpu.py)
     if trainer.args.device.type == "cpu":
         keep_freed_memory()  # the step's large buffers are otherwise re-faulted every step (cpu_allocator.py)
