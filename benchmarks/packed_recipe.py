@@ -8,7 +8,9 @@ fused AdamW at a fixed (batch, length) on the same model, as `gpu_speed.py` meas
   per batch, `training/shared_prefix.py`);
 - packed: TRL's `packing=True` (best-fit decreasing, padding-free rows, `position_ids` restarting at each
   document) with the documents' shared prompt run once per row;
-- packed_no_share: the same rows with every document read from its first token (`--share_prompt_state false`).
+- packed_no_share: the same rows with every document read from its first token (`--share_prompt_state false`);
+- packed_trl_step: packed_no_share with TRL's own SFTTrainer step (`--lean_step false`: its metrics turned
+  into Python floats every micro-batch, a host sync each) instead of `training/lean_sft.py`'s.
 
 On CPU the ratio that matters is the recipe's time for the same tokens: padded tok/s over packed tok/s is
 packed's share of the padded wall time. On a GPU it is each recipe over the bare step.
@@ -88,7 +90,7 @@ def main() -> int:
     parser.add_argument("--dataset", help="prepared rows (recipes/sft.py --save_prepared_to); default: the recipe builds its mix")
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--config", help="the recipe's YAML (default: the recipe's own), e.g. a copy without a key an older transformers lacks")
-    parser.add_argument("--cases", nargs="+", default=["padded", "packed", "packed_no_share"])
+    parser.add_argument("--cases", nargs="+", default=["padded", "packed", "packed_no_share", "packed_trl_step"])
     parser.add_argument("--no_bare", action="store_true", help="skip the bare step")
     parser.add_argument("--output", type=Path)
     parser.add_argument("extra", nargs="*", help="after --: more recipe arguments for every case")
@@ -96,7 +98,8 @@ def main() -> int:
     config, shape, padded_args, packed_args = RECIPES[args.recipe]
     config = args.config or config
     case_args = {"padded": padded_args, "packed": packed_args,
-                 "packed_no_share": [*packed_args, "--share_prompt_state", "false"]}
+                 "packed_no_share": [*packed_args, "--share_prompt_state", "false"],
+                 "packed_trl_step": [*packed_args, "--share_prompt_state", "false", "--lean_step", "false"]}
     result: dict = {"recipe": args.recipe, "device": args.device, "steps": args.steps, "cases": {}}
     if not args.no_bare:
         print(f"bare step {shape} ...", flush=True)

@@ -91,6 +91,35 @@ def test_sft_trains_plain_and_packed(checkpoint, tiny_tokenizer, tmp_path, packi
     _assert_trained(trainer, before)
 
 
+@pytest.mark.parametrize("packing", ["none", "bfd"])
+def test_the_lean_sft_step_gives_trls_losses_weights_and_logged_numbers(checkpoint, tiny_tokenizer, tmp_path, packing):
+    """LeanSFTTrainer (recipes/sft.py's) keeps its metrics on the device until a log: what it logs and trains
+    must be what TRL's SFTTrainer logs and trains, step by step, with gradient accumulation."""
+    from trl import SFTConfig, SFTTrainer
+
+    from rusty_hf.training.lean_sft import LeanSFTTrainer
+
+    runs = {}
+    for cls in (SFTTrainer, LeanSFTTrainer):
+        model = AutoModelForCausalLM.from_pretrained(checkpoint)
+        args = _config(SFTConfig, tmp_path / cls.__name__, max_length=128, activation_checkpointing=False, max_steps=3,
+                       gradient_accumulation_steps=2, packing=packing == "bfd")  # fmt: skip
+        trainer = cls(model=model, args=args, train_dataset=Dataset.from_list(_conversations(32)),
+                      processing_class=tiny_tokenizer)  # fmt: skip
+        trainer.train()
+        runs[cls] = (trainer.state.log_history, _snapshot(model))
+    assert trainer.lean_micro_batches == 6  # every micro-batch of the lean run took its own path
+    (trl_logs, trl_weights), (lean_logs, lean_weights) = runs[SFTTrainer], runs[LeanSFTTrainer]
+    keys = ("loss", "grad_norm", "entropy", "mean_token_accuracy", "num_tokens")
+    trl_steps = [{k: log[k] for k in keys} for log in trl_logs if "loss" in log]
+    lean_steps = [{k: log[k] for k in keys} for log in lean_logs if "loss" in log]
+    assert len(trl_steps) == 3 and len(lean_steps) == 3
+    for want, got in zip(trl_steps, lean_steps):
+        assert got == pytest.approx(want, rel=1e-5, abs=1e-6)
+    for name, weight in trl_weights.items():
+        torch.testing.assert_close(lean_weights[name], weight, rtol=1e-5, atol=1e-6, msg=name)
+
+
 @pytest.mark.parametrize(("loss_type", "bf16"), [("sigmoid", False), ("ipo", False), ("sigmoid", True)])
 def test_dpo_starts_from_a_zero_margin_and_trains(checkpoint, tiny_tokenizer, tmp_path, loss_type, bf16):
     from trl import DPOConfig, DPOTrainer

@@ -51,6 +51,11 @@ class RustyScriptArguments(ScriptArguments):
         metadata={"help": "SFT with the loss on assistant turns only: run each batch's common prompt (the system "
                   "prompt) once and start every row from its state (rusty_hf.training.shared_prefix)."},
     )
+    lean_step: bool = field(
+        default=True,
+        metadata={"help": "SFT: keep TRL's per-step metrics (entropy, token accuracy, tokens) on the device until a "
+                  "log, so the step never waits for the GPU (rusty_hf.training.lean_sft); false: TRL's SFTTrainer as is."},
+    )
     task_repeats: int = field(
         default=4,
         metadata={"help": "SFT: times each training-split task (prompt -> EDIT with its solution) joins the mix; 0 = none."},
