@@ -22,7 +22,7 @@ from parser_cost import ENTRY_POINTS, SIZES, fastest, pathological  # noqa: E402
 
 from rusty_hf.protocol import parse_action  # noqa: E402
 from rusty_hf.protocol.actions import ProtocolError  # noqa: E402
-from rusty_hf.rewards.extract import extract_code, fenced_blocks, json_objects  # noqa: E402
+from rusty_hf.rewards.extract import MAX_FENCED_BLOCKS, extract_code, fenced_blocks, json_objects  # noqa: E402
 from rusty_hf.rewards.teacher.rubric import parse_teacher_answer  # noqa: E402
 
 MAX_GROWTH = 24  # three times linear, a third of quadratic
@@ -69,6 +69,14 @@ def test_linear_fenced_blocks_keep_the_old_meaning():
     text = "a\n```python\nx = 1\n```\nb\n  ````rust extra\nfn f() {}\n  ```````\n```\nopen"
     assert fenced_blocks(text) == [("python", "x = 1\n"), ("rust", "fn f() {}\n"), ("", "open")]
     assert fenced_blocks("```py") == [("py", "")]
+
+
+def test_only_the_first_blocks_of_a_runaway_are_read():
+    text = "```python\nx = 1\n```\n" * (MAX_FENCED_BLOCKS + 5) + "```python\nhidden = 2\n```\n"
+    blocks = fenced_blocks(text)
+    assert len(blocks) == MAX_FENCED_BLOCKS and blocks[-1] == ("python", "x = 1\n")
+    assert extract_code(text) == "x = 1\n"  # the block past the cap is never read
+    assert len(fenced_blocks("```\n" * 50_000)) == MAX_FENCED_BLOCKS
 
 
 def test_json_objects_still_finds_objects_after_failed_starts():

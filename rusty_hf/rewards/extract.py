@@ -53,6 +53,9 @@ _CUT_SLACK = 8
 # Longest text read at all. Generations are a few thousand tokens (~10K characters); anything past
 # this is a runaway, scored as holding no code (the rewards refuse programs over 100K characters anyway).
 MAX_SCAN_CHARS = 200_000
+# Most fenced blocks read from one text: a reply holds a handful; tens of thousands of empty fences (``"```\n"``
+# repeated) are a runaway whose blocks are read no further (parsing them all took ~60 ms at MAX_SCAN_CHARS).
+MAX_FENCED_BLOCKS = 1_000
 
 
 def completion_text(completion: str | Sequence[Mapping] | None) -> str:
@@ -103,13 +106,13 @@ def _call_as_action(call: Mapping) -> str:
 def fenced_blocks(text: str) -> list[tuple[str, str]]:
     """Return ``(tag, body)`` for every fenced block, in order; an unclosed last block runs to the end.
 
-    A text over ``MAX_SCAN_CHARS`` holds none.
+    A text over ``MAX_SCAN_CHARS`` holds none; only the first ``MAX_FENCED_BLOCKS`` blocks are read.
     """
     if len(text) > MAX_SCAN_CHARS:
         return []
     blocks = []
     pos = 0
-    while match := _FENCE_OPEN.search(text, pos):
+    while len(blocks) < MAX_FENCED_BLOCKS and (match := _FENCE_OPEN.search(text, pos)):
         ticks = match.group(1)
         tag = _FENCE_TAG.match(text, match.end()).group(1).lower()
         line_end = text.find("\n", match.end())
