@@ -60,12 +60,9 @@ def _packed_forward(original, input_ids, attention_mask, docs: Documents, stops,
         return None
     if attention_mask is not None and not bool(attention_mask.bool().all()):
         return None
-    lengths = torch.bincount(docs.doc, minlength=docs.n_docs)
     laid_out = docs.to_docs(input_ids)  # (n_docs, longest), zeros past each end
-    span = int(lengths.min()) - 1  # every document keeps at least one position of its own
-    same = (laid_out[:, :span] == laid_out[:1, :span]).all(dim=0)
-    differing = (~same).nonzero()
-    shared = _stop_before(laid_out[0], int(differing[0, 0]) if len(differing) else span, stops)
+    span = int(torch.bincount(docs.doc, minlength=docs.n_docs).min()) - 1  # each document keeps a position of its own
+    shared = _stop_before(laid_out[0], common_prefix_length(laid_out[:, :span], None), stops)
     if shared < min_tokens:
         return None
     with torch.no_grad():

@@ -55,15 +55,16 @@ STATE_FIELDS = ("att_shift", "att_a", "att_b", "att_p", "ffn_shift")
 
 
 def token_shift(
-    x: torch.Tensor, prev: torch.Tensor, mask: torch.Tensor | None, docs: Documents | None = None,
-    start: torch.Tensor | None = None,
+    x: torch.Tensor, prev: torch.Tensor, mask: torch.Tensor | None, docs: Documents | None = None, part: int = 0,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """x_{t-1} for every t, and the new `prev` (x at each row's last real token).
 
     With a mask, a position right after padding sees `prev` (zeros or the carried state), as if
     the padding were not there. Exact for left padding, which is what batched generation uses.
-    In packed rows (`docs`), the first position of each document sees zeros, its empty state, or `start`.
+    In packed rows (`docs`), the first position of each document sees zeros, its empty state, or the
+    shift `docs.start[part]` (`part`: the state field, STATE_FIELDS' att_shift 0 or ffn_shift 4).
     """
+    start = None if docs is None or docs.start is None else docs.start[part]
     prev = prev.to(x.dtype)
     shifted = torch.cat([prev.unsqueeze(1), x[:, :-1]], dim=1)  # (B, T, C)
     if docs is not None:
@@ -143,7 +144,7 @@ class TinyRWKVTimeMix(_FlatMixWeights):
         self.output = nn.Linear(C, C, bias=False)
 
     def forward(self, x, shift, wkv_state, mask, docs=None):
-        xx, new_shift = token_shift(x, shift, mask, docs, None if docs is None or docs.start is None else docs.start[0])
+        xx, new_shift = token_shift(x, shift, mask, docs, part=0)
         delta = x - xx
         k = fast_linear(self.key, torch.addcmul(xx, delta, self.time_mix_k))
         v = fast_linear(self.value, torch.addcmul(xx, delta, self.time_mix_v))
@@ -171,7 +172,7 @@ class TinyRWKVChannelMix(_FlatMixWeights):
         self.value = nn.Linear(config.d_ffn, C, bias=False)
 
     def forward(self, x, shift, mask, docs=None):
-        xx, new_shift = token_shift(x, shift, mask, docs, None if docs is None or docs.start is None else docs.start[4])
+        xx, new_shift = token_shift(x, shift, mask, docs, part=4)
         delta = x - xx
         k = relu_square(fast_linear(self.key, torch.addcmul(xx, delta, self.time_mix_k)))
         r = torch.sigmoid(fast_linear(self.receptance, torch.addcmul(xx, delta, self.time_mix_r)))
@@ -382,17 +383,18 @@ class TinyRWKVModel(TinyRWKVPreTrainedModel):
             if graphed is not None:
                 return self._output(*graphed, None, use_cache, return_dict, cache, T)
         mask = _normalise_mask(attention_mask, inputs_embeds.shape[:2])
+        incoming = state is not None
         if state is None:
             state = self.empty_state(B, inputs_embeds.device)
         elif state[0].shape[0] != B:
             raise ValueError(f"the cache (state) has batch size {state[0].shape[0]} but the input has {B}.")
-        elif starts is not None and bool(starts[:, 0].any()):  # a row that begins a new document forgets the past
-            empty = self.empty_state(B, inputs_embeds.device)
-            state = tuple(torch.where(starts[:, 0, None, None], e, s) for s, e in zip(state, empty))
-        document_state = kwargs.get("document_state")
-        if document_state is not None and starts is not None:  # each new document starts from it, not empty
+        document_state = kwargs.get("document_state")  # where new documents start instead of the empty state
+        if document_state is not None:
             document_state = tuple(part.to(inputs_embeds.device) for part in document_state)
-            state = tuple(torch.where(starts[:, 0, None, None], d.expand_as(s), s) for s, d in zip(state, document_state))
+        if starts is not None and (document_state is not None or (incoming and bool(starts[:, 0].any()))):
+            # a row that begins a new document forgets the past
+            fresh = self.empty_state(B, inputs_embeds.device) if document_state is None else document_state
+            state = tuple(torch.where(starts[:, 0, None, None], f.expand_as(s), s) for s, f in zip(state, fresh))
         docs = Documents.from_starts(starts)
         hidden, new_state, all_hidden = self._trunk(inputs_embeds, state, mask, output_hidden_states, use_cache, docs,
                                                     document_state)  # fmt: skip
