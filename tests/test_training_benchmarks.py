@@ -27,18 +27,20 @@ def test_step_profile_puts_each_models_step_into_op_families(tmp_path: Path) -> 
     assert "wkv" in result["models"]["ours"]["ms_per_step"]
 
 
-@pytest.mark.slow  # ~40 s: a toy recipe, padded and packed, each in a subprocess
-def test_packed_recipe_runs_padded_and_packed_cases(tmp_path: Path, tiny_tokenizer) -> None:
+@pytest.mark.slow  # ~50 s: a toy recipe as HEAD had it (a git worktree), padding-free and packed, each in a subprocess
+def test_packed_recipe_runs_baseline_padding_free_and_packed_cases(tmp_path: Path, tiny_tokenizer) -> None:
     tiny_tokenizer.save_pretrained(tmp_path / "tok")
     out = tmp_path / "packed.json"
     proc = subprocess.run([sys.executable, str(BENCH / "packed_recipe.py"), "--recipe", "tiny", "--tokenizer",
-                           str(tmp_path / "tok"), "--steps", "2", "--no_bare", "--cases", "padded", "packed",
+                           str(tmp_path / "tok"), "--steps", "2", "--no_bare", "--cases", "baseline", "padding_free",
+                           "packed", "--baseline_commit", "HEAD",
                            "--output", str(out), "--", "--num_terminal", "40", "--task_repeats", "1", "--max_length", "2048",
                            "--terminal_cache_dir", str(tmp_path / "fixtures"), "--d_hidden", "32", "--d_embed", "16",
                            "--n_layers", "1"],
                           capture_output=True, text=True, timeout=600)  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     result = json.loads(out.read_text())
-    for case in ("padded", "packed"):
+    for case in ("baseline", "padding_free", "packed"):
         assert result["cases"][case]["steps"] == 2 and result["cases"][case]["tokens"] > 0
-    assert "packed takes" in proc.stdout
+    assert result["baseline_commit"] == "HEAD" and "packed takes" in proc.stdout
+    assert result["cases"]["padding_free"]["wall_time_share_same_tokens"] > 0

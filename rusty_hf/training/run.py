@@ -24,7 +24,7 @@ from rusty_hf.training.cpu_allocator import keep_freed_memory
 from rusty_hf.training.padding import PaddingMeter
 from rusty_hf.training.sharding import prepare_sharded_run
 from rusty_hf.training.time_budget import TimeBudgetCallback
-from rusty_hf.training.trl_cpu import compact_fused_head_on_cpu
+from rusty_hf.training.trl_cpu import fused_head_on_cpu
 
 
 def train_and_finish(trainer: Trainer, script_args: object, training_args: TrainingArguments, model_args: object,
@@ -39,7 +39,7 @@ def train_and_finish(trainer: Trainer, script_args: object, training_args: Train
     trainer.add_callback(ThroughputClock())
     if count_padding:
         PaddingMeter.attach(trainer)
-    compact_fused_head_on_cpu()  # TRL scores every position on CPU otherwise (see trl_cpu.py)
+    fused_head_on_cpu()  # TRL scores every position on CPU, with an emulation of its Triton kernel (trl_cpu.py)
     if trainer.args.device.type == "cpu":
         keep_freed_memory()  # the step's large buffers are otherwise re-faulted every step (cpu_allocator.py)
     result = trainer.train(resume_from_checkpoint=resume_checkpoint(training_args.resume_from_checkpoint))

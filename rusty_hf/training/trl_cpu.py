@@ -1,19 +1,27 @@
-"""Make TRL's fused LM head score only the labelled positions on CPU, as it already does on GPUs.
+"""TRL's fused LM head on CPU: score only the labelled positions, and fold the logits with torch's own kernels.
 
 TRL 1.16 patches every trained model with a chunked log-prob head (`trl.trainer.utils.add_fused_lm_head`).
-With Triton (CUDA/XPU) it projects only the positions whose label is not -100; elsewhere it scores
-*every* position, because on devices that compile per shape (Neuron) a varying count of valid positions
-would recompile each batch. A CPU compiles nothing, so there that choice only costs time: GRPO scores
-the whole prompt (hundreds of tokens) to use ~30 completion tokens, and SFT scores the system and user
-turns that ``assistant_only_loss`` masks out. Measured on the tiny recipes (2 CPU cores): TRL's head is
-~75% of a step.
+Two of its choices cost a CPU a lot and buy it nothing:
 
-TRL takes that decision in one place: the name ``_use_triton`` that ``trl.trainer.utils`` imported
-from its kernels, read once per forward (``compact = _use_triton(device)``); the kernels keep their own
-reference, so tiles are still computed by the torch fallback. `compact_fused_head_on_cpu` rebinds that
-one name to also answer True for CPU. Results are identical (the same tiles over fewer rows; a test
-checks log-probs and gradients against the uncompacted path). It is a no-op when TRL no longer has that
-name, so an upgraded TRL degrades to its own behaviour, never to an error.
+- **Every position is scored.** With Triton (CUDA/XPU) TRL projects only the positions whose label is not
+  -100; elsewhere it scores all of them, because on devices that compile per shape (Neuron) a varying count of
+  valid positions would recompile each batch. A CPU compiles nothing: GRPO scores the whole prompt (hundreds of
+  tokens) to use ~30 completion tokens, and SFT scores the system and user turns ``assistant_only_loss``
+  masks out. TRL reads that decision from one name, ``trl.trainer.utils._use_triton``; `fused_head_on_cpu`
+  rebinds it to answer True for CPU tensors too (the same tiles over fewer rows).
+- **The tiles are folded by a per-op emulation of its Triton kernel** (`_forward_tile` / `_backward_tile`:
+  an online log-sum-exp, masks and index compares over every tile, the projection recomputed in the backward).
+  On a CPU the logits of the labelled positions fit in memory, and torch's fused ``log_softmax`` and three GEMMs
+  do the same work in fewer passes. `CpuTokenLogProbs` is that: the same signature and outputs as TRL's
+  ``ChunkedLogProbFunction`` (log-probs, entropy, ``log_sum_sq_probs``, mean logit, top-1), gradients for
+  log-probs and entropy (GRPO's entropy bonus), fp32 logits under bf16 autocast as TRL's. `fused_head_on_cpu`
+  rebinds ``trl.trainer.utils._ChunkedLogProbFunction`` to a dispatcher that sends CPU tensors here and the
+  rest to TRL's function. `benchmarks/cpu_parts.py` times both (1,100 labelled positions, 192 -> 24,000).
+
+Memory: the labelled positions' logits are kept for the backward (N x V fp32, 105 MB for 1,100 positions of a
+24K vocabulary); past `MAX_KEPT_LOGITS` elements the function folds in token chunks and recomputes them, as TRL
+does. Each rebinding is a no-op when TRL no longer has the name, so an upgraded TRL degrades to its own
+behaviour, never to an error. Tests hold log-probs, entropy and gradients to TRL's own path.
 """
 
 from __future__ import annotations
@@ -22,27 +30,158 @@ import functools
 import logging
 
 import torch
+import torch.nn.functional as F
 
 logger = logging.getLogger(__name__)
 
+MAX_KEPT_LOGITS = 1 << 28  # fp32 elements (1 GiB) kept for the backward; beyond, token chunks are recomputed
 
-def compact_fused_head_on_cpu() -> bool:
-    """Rebind TRL's compaction switch so CPU tensors are compacted too; returns whether it is in effect."""
+
+def _logits(hidden, weight, bias, dtype, temperature, softcap, logit_scale):
+    """fp32 logits as TRL transforms them (scale, softcap, temperature), and tanh of the softcap for its gradient."""
+    z = F.linear(hidden.to(dtype), weight.to(dtype), None if bias is None else bias.to(dtype)).float()
+    if logit_scale != 1.0:
+        z = z * logit_scale
+    tanh = None
+    if softcap is not None:
+        tanh = torch.tanh(z / softcap)
+        z = softcap * tanh
+    if temperature != 1.0:
+        z = z / temperature
+    return z, tanh
+
+
+def _top1(z: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Whether the target is ``argmax`` (the first maximum), as TRL counts it; a max pass, argmax only on its hits."""
+    top = z.gather(-1, targets[:, None]).squeeze(-1) >= z.amax(-1)
+    rows = top.nonzero().squeeze(-1)
+    if rows.numel():  # a tie with an earlier token does not count
+        top[rows] = z[rows].argmax(-1) == targets[rows]
+    return top
+
+
+class CpuTokenLogProbs(torch.autograd.Function):
+    """TRL's ``ChunkedLogProbFunction`` for CPU tensors: the same arguments and outputs, torch's fused kernels."""
+
+    @staticmethod
+    def forward(ctx, hidden, weight, bias, targets, temperature, chunk_size, final_logit_softcapping=None,
+                logit_scale=1.0, outputs=("entropy", "log_sum_sq_probs", "mean_logits", "is_top1")):
+        ctx.set_materialize_grads(False)
+        dtype = torch.get_autocast_dtype("cpu") if torch.is_autocast_enabled("cpu") else hidden.dtype
+        n, vocab = hidden.shape[0], weight.shape[0]
+        rows = n if n * vocab <= MAX_KEPT_LOGITS else max(1, MAX_KEPT_LOGITS // vocab)
+        transform = (dtype, temperature, final_logit_softcapping, logit_scale)
+        result = {key: [] for key in ("log_probs", "entropy", "log_sum_sq_probs", "mean_logits", "is_top1")}
+        kept = []
+        with torch.autocast("cpu", enabled=False):  # the GEMM in `dtype` (autocast's), everything after it in fp32
+            for start in range(0, n, rows):
+                z, tanh = _logits(hidden[start:start + rows], weight, bias, *transform)
+                t = targets[start:start + rows]
+                if "mean_logits" in outputs:
+                    result["mean_logits"].append(z.mean(-1))
+                if "is_top1" in outputs:
+                    result["is_top1"].append(_top1(z, t))
+                log_p = torch.log_softmax(z, -1)
+                del z
+                result["log_probs"].append(log_p.gather(-1, t[:, None]).squeeze(-1))
+                if "entropy" in outputs or "log_sum_sq_probs" in outputs:
+                    p = log_p.exp()
+                    if "log_sum_sq_probs" in outputs:
+                        result["log_sum_sq_probs"].append(torch.linalg.vecdot(p, p).log())
+                    if "entropy" in outputs:
+                        result["entropy"].append(-torch.linalg.vecdot(p, log_p))
+                    del p
+                if rows == n:
+                    kept = [log_p, tanh]
+        cat = {key: torch.cat(parts) if parts else None for key, parts in result.items()}
+        entropy = cat["entropy"]
+        ctx.save_for_backward(hidden, weight, bias, targets, entropy, *kept)
+        ctx.transform, ctx.rows = transform, rows
+        extras = [cat[key] for key in ("log_sum_sq_probs", "mean_logits", "is_top1")]
+        ctx.mark_non_differentiable(*(x for x in extras if x is not None))
+        return cat["log_probs"], entropy, *extras
+
+    @staticmethod
+    def backward(ctx, grad_log_probs, grad_entropy, *_):
+        hidden, weight, bias, targets, entropy, *kept = ctx.saved_tensors
+        dtype, temperature, softcap, logit_scale = ctx.transform
+        need_hidden, need_weight, need_bias = ctx.needs_input_grad[:3]
+        n = hidden.shape[0]
+        grad_hidden = torch.empty(hidden.shape, dtype=torch.float32) if need_hidden else None
+        grad_weight = torch.zeros(weight.shape, dtype=torch.float32) if need_weight else None
+        grad_bias = torch.zeros(weight.shape[0], dtype=torch.float32) if need_bias and bias is not None else None
+        w = weight.to(dtype)
+        with torch.autocast("cpu", enabled=False):
+            for start in range(0, n, ctx.rows):
+                stop = min(start + ctx.rows, n)
+                if kept:
+                    log_p, tanh = kept
+                else:
+                    z, tanh = _logits(hidden[start:stop], weight, bias, *ctx.transform)
+                    log_p = torch.log_softmax(z, -1)
+                    del z
+                grad = log_p.exp()  # p
+                if grad_entropy is not None:  # dH/dz_j = -p_j (log p_j + H)
+                    entropy_term = grad * (log_p + entropy[start:stop, None]) * -grad_entropy[start:stop, None].float()
+                if grad_log_probs is not None:  # d log p_t / dz_j = 1[j = t] - p_j
+                    g = grad_log_probs[start:stop, None].float()
+                    grad.mul_(-g).scatter_add_(1, targets[start:stop, None], g)
+                    if grad_entropy is not None:
+                        grad.add_(entropy_term)
+                else:
+                    grad = entropy_term if grad_entropy is not None else grad.zero_()
+                if tanh is not None:
+                    grad.mul_(1 - tanh * tanh)
+                if logit_scale / temperature != 1.0:
+                    grad.mul_(logit_scale / temperature)
+                grad = grad.to(dtype)
+                if grad_hidden is not None:
+                    grad_hidden[start:stop] = grad @ w
+                if grad_weight is not None:
+                    grad_weight.add_(grad.t() @ hidden[start:stop].to(dtype))
+                if grad_bias is not None:
+                    grad_bias.add_(grad.sum(0, dtype=torch.float32))
+        return (None if grad_hidden is None else grad_hidden.to(hidden.dtype),
+                None if grad_weight is None else grad_weight.to(weight.dtype),
+                None if grad_bias is None else grad_bias.to(bias.dtype), None, None, None, None, None, None)
+
+
+class _OnCpu:
+    """Stands in for ``ChunkedLogProbFunction`` in ``trl.trainer.utils``: CPU tensors here, the rest to TRL."""
+
+    _rusty_cpu_head = True
+
+    def __init__(self, original) -> None:
+        self.original = original
+
+    def apply(self, hidden, *args):
+        if hidden.device.type == "cpu":
+            return CpuTokenLogProbs.apply(hidden, *args)
+        return self.original.apply(hidden, *args)
+
+
+def fused_head_on_cpu() -> bool:
+    """Make TRL's fused LM head compact and fold with torch's kernels on CPU; returns whether both are in effect."""
     try:
         import trl.trainer.utils as trl_utils
     except ImportError:
         return False
+    done = True
     original = getattr(trl_utils, "_use_triton", None)
     if original is None:
-        logger.info("TRL has no trainer.utils._use_triton any more; its fused LM head is used unchanged")
-        return False
-    if getattr(original, "_rusty_compacts_cpu", False):
-        return True
+        logger.info("TRL has no trainer.utils._use_triton any more; its fused LM head scores every position on CPU")
+        done = False
+    elif not getattr(original, "_rusty_compacts_cpu", False):
+        @functools.wraps(original)
+        def compact_on_cpu(device: torch.device) -> bool:
+            return torch.device(device).type == "cpu" or original(device)
 
-    @functools.wraps(original)
-    def compact_on_cpu(device: torch.device) -> bool:
-        return torch.device(device).type == "cpu" or original(device)
-
-    compact_on_cpu._rusty_compacts_cpu = True  # type: ignore[attr-defined]
-    trl_utils._use_triton = compact_on_cpu
-    return True
+        compact_on_cpu._rusty_compacts_cpu = True  # type: ignore[attr-defined]
+        trl_utils._use_triton = compact_on_cpu
+    function = getattr(trl_utils, "_ChunkedLogProbFunction", None)
+    if function is None:
+        logger.info("TRL has no trainer.utils._ChunkedLogProbFunction any more; its own CPU fold is used")
+        done = False
+    elif not getattr(function, "_rusty_cpu_head", False):
+        trl_utils._ChunkedLogProbFunction = _OnCpu(function)
+    return done

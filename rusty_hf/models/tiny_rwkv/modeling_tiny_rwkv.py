@@ -48,6 +48,7 @@ from .cpu_decode import decode_step, fused_decode_params
 from .cpu_kernels import cross_entropy, relu_square
 from .decode_graphs import graphed_step
 from .inference_cache import decoding_session, fast_linear
+from .sampling import install as install_cpu_sampling
 from .packing import PACKING_KWARGS, Documents, boundary_labels, document_starts, shift_with_starts, wkv_documents
 from .wkv import MIN_EXPONENT, wkv
 
@@ -519,7 +520,10 @@ class TinyRWKVForCausalLM(TinyRWKVPreTrainedModel, GenerationMixin):
 
     def generate(self, *args, **kwargs):
         """`GenerationMixin.generate`, inside a `decoding_session` (inference_cache): for its whole call the
-        few-row CPU steps may use weight copies packed at its start, made again at the next call."""
+        few-row CPU steps may use weight copies packed at its start, made again at the next call, and sampling
+        on CPU draws by inverse CDF instead of torch's per-token exponentials (`sampling`)."""
+        if self.device.type == "cpu":
+            install_cpu_sampling()
         with decoding_session():
             return super().generate(*args, **kwargs)
 
