@@ -182,7 +182,40 @@ def terminal_hacks(root: Path) -> str:
             + table(header, rows, {2, 3, 4, 5}))
 
 
+def cpu_parts(root: Path) -> str:
+    d = load(root, "cpu_parts.json")
+    head, step, gen = d["fused_head"], d["sampling_step"], d["generate"]
+    rows = [
+        [f"fused LM head, forward + backward, {num(head['shape']['positions'])} positions x {head['shape']['width']} -> "
+         f"{num(head['shape']['vocab'])} (entropy and top-1 on)", "TRL's CPU fold", f"{head['trl_ms']:.1f}",
+         f"{head['ours_ms']:.1f}", f"{head['speedup']:.2f}x"],
+        [f"sampling step, {step['shape']['rows']} x {num(step['shape']['vocab'])}", "torch.multinomial",
+         f"{step['torch_ms']:.2f}", f"{step['ours_ms']:.2f}", f"{step['speedup']:.2f}x"],
+        [f"generate, {gen['shape']['rows']} rows x {gen['shape']['new_tokens']} tokens, {gen['shape']['model']}",
+         "torch.multinomial", f"{gen['torch_ms']:,.0f}", f"{gen['ours_ms']:,.0f}", f"{gen['speedup']:.2f}x"],
+    ]
+    return (caption("benchmarks/results/cpu_parts.json", f"{d['machine']['threads']} threads",
+                    f"torch {d['machine']['torch']}", "medians of interleaved rounds")
+            + table(["part", "upstream", "upstream ms", "ours ms", "speed-up"], rows, {2, 3, 4}))
+
+
+def sft_cpu_speed(root: Path) -> str:
+    d = load(root, "packed_recipe_tiny_cpu.json")
+    reference = "baseline" if "baseline" in d["cases"] else "padded"
+    names = {"baseline": f"the recipe at {d.get('baseline_commit')} (padded rows, TRL's head on CPU)",
+             "recipe": "the recipe now (padding-free rows, torch's fold)", "padded": "padded rows, torch's fold",
+             "padding_free": "padding-free rows", "packed": "packed rows (best-fit decreasing)",
+             "packed_no_share": "packed, no shared prompt", "packed_trl_step": "packed, TRL's own step"}
+    rows = [[names.get(case, case), num(r.get("tokens_per_s")), num(r.get("train_loss"), 3),
+             "1.00" if case == reference else f"{r.get('wall_time_share_same_tokens', 0):.2f}"]
+            for case, r in d["cases"].items() if "error" not in r]
+    return (caption("benchmarks/results/packed_recipe_tiny_cpu.json", f"{d['steps']} optimizer steps a case",
+                    "real tokens/s after warm-up")
+            + table(["case", "real tok/s", "train loss", f"time for the same tokens (x {reference})"], rows, {1, 2, 3}))
+
+
 CPU_TABLES: dict[str, Callable[[Path], str]] = {
+    "cpu-parts": cpu_parts, "sft-cpu-speed": sft_cpu_speed,
     "quickstart-floors": quickstart_floors, "model-speed": model_speed, "rewards-speed": rewards_speed,
     "sandbox-overhead": sandbox_overhead, "parser-cost": parser_cost, "inference": inference,
     "constrained-decoding": constrained_decoding, "terminal-hacks": terminal_hacks,

@@ -44,3 +44,15 @@ def test_packed_recipe_runs_baseline_padding_free_and_packed_cases(tmp_path: Pat
         assert result["cases"][case]["steps"] == 2 and result["cases"][case]["tokens"] > 0
     assert result["baseline_commit"] == "HEAD" and "packed takes" in proc.stdout
     assert result["cases"]["padding_free"]["wall_time_share_same_tokens"] > 0
+
+
+def test_cpu_parts_times_upstream_against_ours(tmp_path: Path) -> None:
+    out = tmp_path / "parts.json"
+    proc = subprocess.run([sys.executable, str(BENCH / "cpu_parts.py"), "--positions", "32", "--vocab", "300",
+                           "--rows", "3", "--new_tokens", "4", "--rounds", "1", "--output", str(out)],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "| part | upstream (ms) | ours (ms) | speed-up |" in proc.stdout
+    result = json.loads(out.read_text())
+    for part in ("fused_head", "sampling_step", "generate"):
+        assert result[part]["speedup"] > 0

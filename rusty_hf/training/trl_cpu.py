@@ -52,12 +52,18 @@ def _logits(hidden, weight, bias, dtype, temperature, softcap, logit_scale):
 
 
 def _top1(z: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """Whether the target is ``argmax`` (the first maximum), as TRL counts it; a max pass, argmax only on its hits."""
-    top = z.gather(-1, targets[:, None]).squeeze(-1) >= z.amax(-1)
-    rows = top.nonzero().squeeze(-1)
-    if rows.numel():  # a tie with an earlier token does not count
-        top[rows] = z[rows].argmax(-1) == targets[rows]
-    return top
+    """Whether the target is ``argmax`` (the first maximum), as TRL counts it, in one max pass: the target's
+    logit against the largest of the others (argmax, slower on CPU, only for rows where the two are equal)."""
+    index = targets[:, None]
+    target = z.gather(-1, index)
+    z.scatter_(-1, index, float("-inf"))
+    others = z.amax(-1, keepdim=True)
+    z.scatter_(-1, index, target)  # restored exactly
+    top = target > others
+    rows = (target == others).squeeze(-1).nonzero().squeeze(-1)
+    if rows.numel():  # a tie: the target counts only as the first maximum
+        top[rows] = (z[rows].argmax(-1) == targets[rows])[:, None]
+    return top.squeeze(-1)
 
 
 class CpuTokenLogProbs(torch.autograd.Function):
@@ -72,7 +78,7 @@ class CpuTokenLogProbs(torch.autograd.Function):
         rows = n if n * vocab <= MAX_KEPT_LOGITS else max(1, MAX_KEPT_LOGITS // vocab)
         transform = (dtype, temperature, final_logit_softcapping, logit_scale)
         result = {key: [] for key in ("log_probs", "entropy", "log_sum_sq_probs", "mean_logits", "is_top1")}
-        kept = []
+        kept = []  # one chunk: its log-probabilities (and probabilities, when computed) for the backward
         with torch.autocast("cpu", enabled=False):  # the GEMM in `dtype` (autocast's), everything after it in fp32
             for start in range(0, n, rows):
                 z, tanh = _logits(hidden[start:start + rows], weight, bias, *transform)
@@ -84,15 +90,15 @@ class CpuTokenLogProbs(torch.autograd.Function):
                 log_p = torch.log_softmax(z, -1)
                 del z
                 result["log_probs"].append(log_p.gather(-1, t[:, None]).squeeze(-1))
+                p = None
                 if "entropy" in outputs or "log_sum_sq_probs" in outputs:
                     p = log_p.exp()
                     if "log_sum_sq_probs" in outputs:
                         result["log_sum_sq_probs"].append(torch.linalg.vecdot(p, p).log())
                     if "entropy" in outputs:
                         result["entropy"].append(-torch.linalg.vecdot(p, log_p))
-                    del p
                 if rows == n:
-                    kept = [log_p, tanh]
+                    kept = [log_p, p, tanh]
         cat = {key: torch.cat(parts) if parts else None for key, parts in result.items()}
         entropy = cat["entropy"]
         ctx.save_for_backward(hidden, weight, bias, targets, entropy, *kept)
@@ -107,43 +113,42 @@ class CpuTokenLogProbs(torch.autograd.Function):
         dtype, temperature, softcap, logit_scale = ctx.transform
         need_hidden, need_weight, need_bias = ctx.needs_input_grad[:3]
         n = hidden.shape[0]
-        grad_hidden = torch.empty(hidden.shape, dtype=torch.float32) if need_hidden else None
-        grad_weight = torch.zeros(weight.shape, dtype=torch.float32) if need_weight else None
-        grad_bias = torch.zeros(weight.shape[0], dtype=torch.float32) if need_bias and bias is not None else None
         w = weight.to(dtype)
+        parts: dict[str, list[torch.Tensor]] = {"hidden": [], "weight": [], "bias": []}
         with torch.autocast("cpu", enabled=False):
             for start in range(0, n, ctx.rows):
                 stop = min(start + ctx.rows, n)
                 if kept:
-                    log_p, tanh = kept
+                    log_p, p, tanh = kept
                 else:
                     z, tanh = _logits(hidden[start:stop], weight, bias, *ctx.transform)
-                    log_p = torch.log_softmax(z, -1)
+                    log_p, p = torch.log_softmax(z, -1), None
                     del z
-                grad = log_p.exp()  # p
-                if grad_entropy is not None:  # dH/dz_j = -p_j (log p_j + H)
-                    entropy_term = grad * (log_p + entropy[start:stop, None]) * -grad_entropy[start:stop, None].float()
+                p = log_p.exp() if p is None else p  # a saved p is read, never written
+                grad = None
                 if grad_log_probs is not None:  # d log p_t / dz_j = 1[j = t] - p_j
                     g = grad_log_probs[start:stop, None].float()
-                    grad.mul_(-g).scatter_add_(1, targets[start:stop, None], g)
-                    if grad_entropy is not None:
-                        grad.add_(entropy_term)
-                else:
-                    grad = entropy_term if grad_entropy is not None else grad.zero_()
+                    grad = p.mul(-g).scatter_add_(1, targets[start:stop, None], g)
+                if grad_entropy is not None:  # dH/dz_j = -p_j (log p_j + H)
+                    term = (log_p + entropy[start:stop, None]).mul_(p).mul_(-grad_entropy[start:stop, None].float())
+                    grad = term if grad is None else grad.add_(term)
+                if grad is None:
+                    grad = torch.zeros_like(p)
                 if tanh is not None:
                     grad.mul_(1 - tanh * tanh)
                 if logit_scale / temperature != 1.0:
                     grad.mul_(logit_scale / temperature)
                 grad = grad.to(dtype)
-                if grad_hidden is not None:
-                    grad_hidden[start:stop] = grad @ w
-                if grad_weight is not None:
-                    grad_weight.add_(grad.t() @ hidden[start:stop].to(dtype))
-                if grad_bias is not None:
-                    grad_bias.add_(grad.sum(0, dtype=torch.float32))
-        return (None if grad_hidden is None else grad_hidden.to(hidden.dtype),
-                None if grad_weight is None else grad_weight.to(weight.dtype),
-                None if grad_bias is None else grad_bias.to(bias.dtype), None, None, None, None, None, None)
+                if need_hidden:
+                    parts["hidden"].append(grad @ w)
+                if need_weight:
+                    parts["weight"].append(grad.t() @ hidden[start:stop].to(dtype))
+                if need_bias and bias is not None:
+                    parts["bias"].append(grad.sum(0, dtype=torch.float32))
+        grad_hidden = torch.cat(parts["hidden"]).to(hidden.dtype) if parts["hidden"] else None
+        grad_weight = functools.reduce(torch.Tensor.add_, parts["weight"]).to(weight.dtype) if parts["weight"] else None
+        grad_bias = functools.reduce(torch.Tensor.add_, parts["bias"]).to(bias.dtype) if parts["bias"] else None
+        return grad_hidden, grad_weight, grad_bias, None, None, None, None, None, None
 
 
 class _OnCpu:
