@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import sys
@@ -86,18 +87,18 @@ def generate_case(rows: int, vocab: int, new_tokens: int, rounds: int) -> dict:
     model = TinyRWKVForCausalLM(config).eval()
     prompt = torch.randint(3, vocab, (rows, 48))
     kwargs = dict(do_sample=True, temperature=0.7, top_k=0, max_new_tokens=new_tokens, min_new_tokens=new_tokens,
-                  pad_token_id=0)
-    sampling.install()
-    ours = torch.multinomial
+                  pad_token_id=0, attention_mask=torch.ones_like(prompt))
     times = {"torch": [], "ours": []}
+    previous = os.environ.get("RUSTY_CPU_SAMPLING")
     with torch.no_grad():
         for _ in range(rounds):
             for name in times:
-                torch.multinomial = ours if name == "ours" else ours._rusty_original
-                try:
-                    times[name].append(_median_ms(lambda: model.generate(prompt, **kwargs), 1))
-                finally:
-                    torch.multinomial = ours
+                os.environ["RUSTY_CPU_SAMPLING"] = "on" if name == "ours" else "off"
+                times[name].append(_median_ms(lambda: model.generate(prompt, **kwargs), 1))
+    if previous is None:
+        os.environ.pop("RUSTY_CPU_SAMPLING")
+    else:
+        os.environ["RUSTY_CPU_SAMPLING"] = previous
     return {"shape": {"rows": rows, "vocab": vocab, "new_tokens": new_tokens, "model": "2 x 192 (the tiny recipe)"},
             **{f"{k}_ms": statistics.median(v) for k, v in times.items()},
             **{f"{k}_ms_per_token": statistics.median(v) / new_tokens for k, v in times.items()}}

@@ -64,3 +64,13 @@ def test_generate_samples_reproducibly_from_a_seed():
     first = sample()
     assert torch.equal(first, sample())
     assert first.shape == (4, 17)
+
+
+def test_rusty_cpu_sampling_off_leaves_the_draw_to_torch(monkeypatch):
+    weights = torch.tensor([[1.0, 2.0, 3.0]])
+    monkeypatch.setenv("RUSTY_CPU_SAMPLING", "off")
+    with decoding_session():
+        torch.manual_seed(3)
+        ours = torch.multinomial(weights, 1)
+    torch.manual_seed(3)
+    assert torch.equal(ours, torch.multinomial._rusty_original(weights, 1))

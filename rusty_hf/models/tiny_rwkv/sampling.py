@@ -10,7 +10,8 @@ running sum per row, one uniform number, a binary search) draws from the same di
 `torch.multinomial` is wrapped once, the first time `generate` runs on CPU; the wrapper answers with
 `inverse_cdf_sample` only inside this thread's `decoding_session` (which `TinyRWKVForCausalLM.generate` holds)
 and only for the call transformers makes (a 2-D CPU floating tensor, ``num_samples=1``, no ``out``); every
-other call, in any thread, goes to torch's own function unchanged. Rows torch would refuse (negative, NaN or
+other call, in any thread, goes to torch's own function unchanged. ``RUSTY_CPU_SAMPLING=off`` in the environment
+(read at each call) leaves every draw to torch. Rows torch would refuse (negative, NaN or
 infinite entries, a zero sum) are handed to torch, so its error is raised. For a given seed the draws differ
 from torch's (the random stream is used differently); the distribution is the same (a test counts it).
 
@@ -20,6 +21,7 @@ Imports only torch and modules of this folder (remote code).
 from __future__ import annotations
 
 import functools
+import os
 
 import torch
 
@@ -40,7 +42,7 @@ def inverse_cdf_sample(probs: torch.Tensor, generator: torch.Generator | None = 
 def _fast_case(probs, num_samples, replacement, generator, out) -> bool:
     return (out is None and num_samples == 1 and isinstance(probs, torch.Tensor) and probs.dim() == 2
             and probs.device.type == "cpu" and probs.is_floating_point() and probs.shape[-1] > 1
-            and session_cache() is not None)  # fmt: skip
+            and session_cache() is not None and os.environ.get("RUSTY_CPU_SAMPLING", "on") != "off")  # fmt: skip
 
 
 def install() -> None:
