@@ -203,7 +203,8 @@ def sft_cpu_speed(root: Path) -> str:
     d = load(root, "packed_recipe_tiny_cpu.json")
     reference = "baseline" if "baseline" in d["cases"] else "padded"
     names = {"baseline": f"the recipe at {d.get('baseline_commit')} (padded rows, TRL's head on CPU)",
-             "recipe": "the recipe now (padding-free rows, torch's fold)", "padded": "padded rows, torch's fold",
+             "recipe": "the recipe now (one padding-free row of 16, torch's fold)",
+             "padded": "the recipe now with its 16 rows padded",
              "padding_free": "padding-free rows", "packed": "packed rows (best-fit decreasing)",
              "packed_no_share": "packed, no shared prompt", "packed_trl_step": "packed, TRL's own step"}
     rows = [[names.get(case, case), num(r.get("tokens_per_s")), num(r.get("train_loss"), 3),

@@ -89,3 +89,16 @@ def test_the_patched_head_changes_nothing_but_the_work(monkeypatch):
     patched = _logps_and_grads(model, input_ids, labels)
     for ref, new in zip(reference, patched, strict=True):
         torch.testing.assert_close(new, ref, rtol=5e-4, atol=1e-5)  # summation order only (fp32 sums of ~30)
+
+
+def test_an_all_masked_micro_batch_gives_a_differentiable_zero(monkeypatch):
+    torch.manual_seed(0)
+    model = randomise_zero_init(TinyRWKVForCausalLM(tiny_config()))
+    add_fused_lm_head(model, outputs=("log_probs", "entropy", "is_top1"))
+    monkeypatch.setattr(trl_utils, "_use_triton", trl_utils._use_triton)
+    monkeypatch.setattr(trl_utils, "_ChunkedLogProbFunction", trl_utils._ChunkedLogProbFunction)
+    assert fused_head_on_cpu()
+    input_ids = torch.randint(2, 99, (2, 6))
+    out = model(input_ids=input_ids, labels=torch.full_like(input_ids, -100), fused_lm_head=True)
+    out.log_probs.sum().backward()  # TRL's path for no labelled rows: zeros, still connected to the model
+    assert out.log_probs.abs().sum() == 0 and model.lm_head.weight.grad is not None

@@ -159,10 +159,12 @@ class _OnCpu:
     def __init__(self, original) -> None:
         self.original = original
 
-    def apply(self, hidden, *args):
-        if hidden.device.type == "cpu":
-            return CpuTokenLogProbs.apply(hidden, *args)
-        return self.original.apply(hidden, *args)
+    def apply(self, hidden, weight, *args):
+        # TRL's own: off CPU, an all-masked micro-batch (no rows), and DeepSpeed ZeRO-3's partitioned head (TRL's
+        # backward gathers it again; ours would read the empty partition)
+        if hidden.device.type == "cpu" and hidden.shape[0] > 0 and not hasattr(weight, "ds_id"):
+            return CpuTokenLogProbs.apply(hidden, weight, *args)
+        return self.original.apply(hidden, weight, *args)
 
 
 def fused_head_on_cpu() -> bool:
