@@ -37,7 +37,7 @@ from rusty_hf.data.sft_data import build_sft_dataset
 from rusty_hf.tokenizer import load_tokenizer
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.prepared_data import is_prepared, load_prepared, save_prepared, train_from_prepared
-from rusty_hf.training.lean_sft import LeanSFTTrainer
+from rusty_hf.training.lean_sft import LeanSFTTrainer, PaddingFreeSFTTrainer
 from rusty_hf.training.run import train_and_finish
 from rusty_hf.training.shared_prefix import share_batch_prefix
 from rusty_hf.errors import UserError, run_recipe
@@ -76,7 +76,8 @@ def main(script_args: RustyScriptArguments, training_args: SFTConfig, model_args
     if script_args.share_prompt_state and (training_args.assistant_only_loss or training_args.completion_only_loss):
         # The loss never covers the shared system prompt, so its state may be computed once per batch.
         share_batch_prefix(model, stop_token_ids=[tokenizer.convert_tokens_to_ids("<|assistant|>")])
-    trainer_cls = LeanSFTTrainer if script_args.lean_step else SFTTrainer  # lean: no host sync a step (lean_sft.py)
+    # lean: no host sync a step; both take padding_free rows with max_length per document (lean_sft.py)
+    trainer_cls = LeanSFTTrainer if script_args.lean_step else PaddingFreeSFTTrainer
     trainer = trainer_cls(
         model=model,
         args=training_args,

@@ -129,7 +129,7 @@ def _dialogs():
 
 
 def test_finalize_output_without_push_saves_a_loadable_folder_with_our_card(tmp_path, checkpoint, tiny_tokenizer):
-    from trl import SFTTrainer
+    from rusty_hf.training.lean_sft import PaddingFreeSFTTrainer as SFTTrainer  # the tiny YAML's padding-free rows
 
     _, model = checkpoint
     out = tmp_path / "out"
@@ -143,7 +143,7 @@ def test_finalize_output_without_push_saves_a_loadable_folder_with_our_card(tmp_
 
 
 def test_finalize_output_pushes_our_card_in_the_trainers_own_commit(tmp_path, checkpoint, hub, tiny_tokenizer, monkeypatch):
-    from trl import SFTTrainer
+    from rusty_hf.training.lean_sft import PaddingFreeSFTTrainer as SFTTrainer  # the tiny YAML's padding-free rows
 
     # transformers' Trainer talks to the Hub through one shared HfApi (transformers.utils.hub.hf_api()).
     monkeypatch.setattr("transformers.utils.hub._hf_api", HfApi(endpoint=hub.url, library_name="transformers"))

@@ -54,7 +54,8 @@ class RustyScriptArguments(ScriptArguments):
     lean_step: bool = field(
         default=True,
         metadata={"help": "SFT: keep TRL's per-step metrics (entropy, token accuracy, tokens) on the device until a "
-                  "log, so the step never waits for the GPU (rusty_hf.training.lean_sft); false: TRL's SFTTrainer as is."},
+                  "log, so the step never waits for the GPU (rusty_hf.training.lean_sft); false: TRL's own step "
+                  "(padding_free rows still take max_length per document)."},
     )
     task_repeats: int = field(
         default=4,

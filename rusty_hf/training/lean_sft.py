@@ -12,10 +12,11 @@ would have appended, micro-batch by micro-batch, just before TRL averages them. 
 `compute_loss_func`, label smoothing, MoE aux loss, sequence parallelism, `return_outputs`) goes to TRL's own
 `compute_loss` unchanged. A test holds losses, gradients and every logged number to TRL's.
 
-It also lets ``padding_free`` rows keep ``max_length`` without ``packing``: each micro-batch's rows, as the sampler
-drew them, flattened into one row (`position_ids` restarting per document) with nothing padded. TRL refuses that
-pair because ``max_length`` then bounds each document, not the flattened row; here each document is truncated to
-it by TRL's own preparation, and the row holds at most ``per_device_train_batch_size`` of them.
+Its base, `PaddingFreeSFTTrainer` (the recipe's trainer with ``--lean_step false``), lets ``padding_free`` rows
+keep ``max_length`` without ``packing``: each micro-batch's rows, as the sampler drew them, flattened into one row
+(`position_ids` restarting per document) with nothing padded. TRL refuses that pair because ``max_length`` then
+bounds each document, not the flattened row; here each document is truncated to it by TRL's own preparation, and
+the row holds at most ``per_device_train_batch_size`` of them. Any other configuration is TRL's unchanged.
 
     from rusty_hf.training.lean_sft import LeanSFTTrainer   # a drop-in for trl.SFTTrainer (recipes/sft.py)
 """
@@ -28,11 +29,11 @@ import torch
 from trl import SFTTrainer
 
 
-class LeanSFTTrainer(SFTTrainer):
-    """`trl.SFTTrainer` whose training step leaves its metrics on the device until a log."""
+class PaddingFreeSFTTrainer(SFTTrainer):
+    """`trl.SFTTrainer` whose ``padding_free`` rows without ``packing`` take ``max_length`` per document."""
 
     def __init__(self, *args, **kwargs):
-        training_args = kwargs.get("args")
+        training_args = kwargs.get("args", args[1] if len(args) > 1 else None)
         # padding-free rows without packing: max_length truncates each document (TRL's check would refuse it)
         self._document_max_length = None
         if (training_args is not None and getattr(training_args, "padding_free", False)
@@ -43,15 +44,22 @@ class LeanSFTTrainer(SFTTrainer):
         finally:
             if self._document_max_length is not None:
                 training_args.max_length = self._document_max_length
-        self._pending_sums: list[torch.Tensor] = []  # per micro-batch: (label positions, entropy sum, top-1 hits)
-        self._pending_tokens: list[torch.Tensor] = []  # per micro-batch: tokens trained on (TRL's num_tokens)
-        self.lean_micro_batches = 0  # micro-batches that took the sync-free path
 
     def _prepare_dataset(self, dataset, processing_class, args, *rest, **kwargs):
         if self._document_max_length is not None:  # TRL's own truncation, with the documents' limit
             args = copy.copy(args)
             args.max_length = self._document_max_length
         return super()._prepare_dataset(dataset, processing_class, args, *rest, **kwargs)
+
+
+class LeanSFTTrainer(PaddingFreeSFTTrainer):
+    """`trl.SFTTrainer` whose training step leaves its metrics on the device until a log."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._pending_sums: list[torch.Tensor] = []  # per micro-batch: (label positions, entropy sum, top-1 hits)
+        self._pending_tokens: list[torch.Tensor] = []  # per micro-batch: tokens trained on (TRL's num_tokens)
+        self.lean_micro_batches = 0  # micro-batches that took the sync-free path
 
     def _lean_step(self, return_outputs: bool) -> bool:
         parallelism = getattr(self.accelerator, "parallelism_config", None)
