@@ -112,11 +112,12 @@ class CpuTokenLogProbs(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_log_probs, grad_entropy, *_):
         hidden, weight, bias, targets, entropy, *kept = ctx.saved_tensors
-        dtype, temperature, softcap, logit_scale = ctx.transform
+        dtype, temperature, _, logit_scale = ctx.transform  # the softcap reaches the backward as tanh
         need_hidden, need_weight, need_bias = ctx.needs_input_grad[:3]
         n = hidden.shape[0]
         w = weight.to(dtype)
-        parts: dict[str, list[torch.Tensor]] = {"hidden": [], "weight": [], "bias": []}
+        hidden_parts: list[torch.Tensor] = []
+        grad_weight = grad_bias = None  # running sums over the token chunks
         with torch.autocast("cpu", enabled=False):
             for start in range(0, n, ctx.rows):
                 stop = min(start + ctx.rows, n)
@@ -142,15 +143,16 @@ class CpuTokenLogProbs(torch.autograd.Function):
                     grad.mul_(logit_scale / temperature)
                 grad = grad.to(dtype)
                 if need_hidden:
-                    parts["hidden"].append(grad @ w)
+                    hidden_parts.append(grad @ w)
                 if need_weight:
-                    parts["weight"].append(grad.t() @ hidden[start:stop].to(dtype))
+                    chunk = grad.t() @ hidden[start:stop].to(dtype)
+                    grad_weight = chunk if grad_weight is None else grad_weight.add_(chunk)
                 if need_bias and bias is not None:
-                    parts["bias"].append(grad.sum(0, dtype=torch.float32))
-        grad_hidden = torch.cat(parts["hidden"]).to(hidden.dtype) if parts["hidden"] else None
-        grad_weight = functools.reduce(torch.Tensor.add_, parts["weight"]).to(weight.dtype) if parts["weight"] else None
-        grad_bias = functools.reduce(torch.Tensor.add_, parts["bias"]).to(bias.dtype) if parts["bias"] else None
-        return grad_hidden, grad_weight, grad_bias, None, None, None, None, None, None
+                    chunk = grad.sum(0, dtype=torch.float32)
+                    grad_bias = chunk if grad_bias is None else grad_bias.add_(chunk)
+        grad_hidden = torch.cat(hidden_parts).to(hidden.dtype) if hidden_parts else None
+        return (grad_hidden, None if grad_weight is None else grad_weight.to(weight.dtype),
+                None if grad_bias is None else grad_bias.to(bias.dtype), None, None, None, None, None, None)
 
 
 class _OnCpu:
