@@ -94,6 +94,48 @@ def r2_pipeline_h200(root: Path) -> str:
             + table(["result", "value"], results, {1}))
 
 
+def wkv_chunks_h200(root: Path) -> str:
+    """The time-chunked WKV (benchmarks/wkv_chunks.py): the kernels per chunk length, then the training step."""
+    d = load(root, "gpu_h200_chunks/wkv_chunks.json")
+    b32 = load(root, "gpu_h200_chunks/wkv_chunks_steps_b32.json")
+    chunks = [c for c in next(iter(d["kernels"].values())) if c != "auto_length"]
+    kernel_rows = [[shape.replace("_", " "), str(row["auto_length"]), *(f"{row[c]['ms']:.2f}" for c in chunks)]
+                   for shape, row in d["kernels"].items()]
+    steps = {**d["steps"], **{k: v for k, v in b32["steps"].items() if k.startswith("B32")}}
+    step_rows = [[shape.replace("_", " "), num(row["ours/chunks-auto"]["tokens_per_s"]),
+                  num(row["ours/chunks-off"]["tokens_per_s"]), num(row["gpt2"]["tokens_per_s"]),
+                  f"{row['ours/chunks-auto']['over_gpt2']:.2f}", f"{row['ours/chunks-off']['over_gpt2']:.2f}"]
+                 for shape, row in steps.items()]
+    worst = max(d["exactness"]["chunked"].values())
+    return (caption("benchmarks/results/gpu_h200_chunks/wkv_chunks.json", d["machine"].get("gpu") or "",
+                    "B32 from `wkv_chunks_steps_b32.json`, a second machine",
+                    f"chunked vs float64 at B8 T1024: worst relative error {worst:.1e}")
+            + table(["WKV forward + backward, bf16 k, v", "auto chunk (steps)", *(f"{c} ms" for c in chunks)],
+                    kernel_rows, set(range(1, len(chunks) + 2))) + "\n\n"
+            + table(["training step", "ours chunked tok/s", "ours one pass tok/s", "GPT-2 tok/s",
+                     "chunked x GPT-2", "one pass x GPT-2"], step_rows, {1, 2, 3, 4, 5}))
+
+
+def r2_recipes_h200(root: Path) -> str:
+    """The r2 SFT recipe at 8 / 32 / 64 packed rows and r2 pretraining, against the bare step of the same call."""
+    folder = "gpu_h200_chunks"
+    bare = load(root, f"{folder}/packed_recipe_r2_32rows.json")["bare_step"]["tokens_per_s"]
+    b8 = load(root, f"{folder}/wkv_chunks_steps_b32.json")["steps"]["B8_T1024_bf16"]["ours/chunks-auto"]["tokens_per_s"]
+    rows = []
+    for n in (8, 32, 64):
+        r = load(root, f"{folder}/packed_recipe_r2_{n}rows.json")["cases"]["recipe"]
+        rows.append([f"SFT, {n} packed rows of 1024, lean step", num(r["tokens_per_s"]), f"{r['tokens_per_s'] / bare:.2f}",
+                     f"{r['steps']} steps", "1"])
+    for name, label in (("r2_pretrain_trl_step.json", "TRL's step"), ("r2_pretrain_lean_step.json", "lean step")):
+        r = load(root, f"{folder}/{name}")
+        tps = r["train_tokens_per_second_after_warmup"]
+        rows.append([f"pretraining, 32 rows x 4 of 1024 (wrapped), {label}", num(tps), f"{tps / b8:.2f}",
+                     f"{r['train_steps']} steps", "2" if "trl" in name else "3"])
+    return (caption(f"benchmarks/results/{folder}/", "real tokens/s after warm-up; x bare: over ours at B8 T1024 bf16 "
+                    f"eager, {num(bare)} tok/s in call 1 and {num(b8)} in call 2 (pretraining)")
+            + table(["recipe", "real tok/s", "x bare step", "run", "device call"], rows, {1, 2}))
+
+
 GPU_TABLES: dict[str, Callable[[Path], str]] = {
     "gpu-claims-h100": _claims("gpu_check_h100"),
     "gpu-train-h100": _train("gpu_check_h100"),
@@ -103,4 +145,6 @@ GPU_TABLES: dict[str, Callable[[Path], str]] = {
     "gpu-compile-h200": _train("gpu_h200", "compile_section.jsonl"),
     "compile-recompile-h200": compile_recompile_h200,
     "r2-pipeline-h200": r2_pipeline_h200,
+    "wkv-chunks-h200": wkv_chunks_h200,
+    "r2-recipes-h200": r2_recipes_h200,
 }

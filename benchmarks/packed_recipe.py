@@ -80,11 +80,14 @@ def recipe_case(config: str, args: list[str], steps: int, tokenizer: str, datase
         lines = (proc.stderr or proc.stdout).strip().splitlines() or ["no output"]
         return {"error": lines[-1], "tail": "\n".join(lines[-15:]), "command": " ".join(argv[1:])}
     metrics = json.loads((out / "train_results.json").read_text())
+    state = out / "trainer_state.json"
+    logged = [e["loss"] for e in json.loads(state.read_text())["log_history"] if "loss" in e] if state.exists() else []
     after_warmup = metrics.get("train_tokens_per_second_after_warmup")  # None for a run too short to warm up
     return {"tokens_per_s": after_warmup or metrics.get("train_tokens_per_second"), "after_warmup": after_warmup is not None,
             "whole_run_tokens_per_s": metrics.get("train_tokens_per_second"), "tokens": metrics.get("train_num_tokens"),
             "steps": metrics.get("train_steps"), "train_runtime_s": metrics.get("train_runtime"),
-            "process_wall_s": round(wall, 1), "train_loss": metrics.get("train_loss"), "command": " ".join(argv[1:])}
+            "process_wall_s": round(wall, 1), "train_loss": metrics.get("train_loss"),
+            "last_logged_loss": logged[-1] if logged else None, "command": " ".join(argv[1:])}
 
 
 def bare_step(config: str, shape: tuple[int, int, str], tokenizer: str, device: str) -> dict:

@@ -78,3 +78,20 @@ def test_without_cuda_says_so_and_writes_nothing(tmp_path: Path) -> None:
     assert proc.returncode == 0
     assert "no CUDA GPU" in proc.stdout and "--device cpu --quick" in proc.stdout
     assert not out.exists()
+
+
+def test_wkv_chunks_checks_the_chunked_kernels_against_float64_on_cpu(tmp_path: Path) -> None:
+    """benchmarks/wkv_chunks.py's exactness section under Triton's interpreter: one pass and 4-step chunks both
+    within float32 rounding of the float64 torch backend, forward and every gradient."""
+    pytest.importorskip("triton")
+    out = tmp_path / "wkv_chunks.json"
+    env = {k: v for k, v in os.environ.items() if k not in ("RUSTY_WKV_BACKEND", "RUSTY_WKV_CHUNK")}
+    proc = subprocess.run([sys.executable, str(SCRIPT.parent / "wkv_chunks.py"), "--device", "cpu", "--quick",
+                           "--sections", "exactness", "--output", str(out)], capture_output=True, text=True,
+                          env=env | {"TRITON_INTERPRET": "1"}, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    exact = json.loads(out.read_text())["exactness"]
+    assert exact["chunk_length"] == 4
+    for case in ("off", "chunked"):
+        assert set(exact[case]) == {"y", "a", "b", "p", "gw", "gu", "gk", "gv"}
+        assert all(0 < error < 1e-5 for error in exact[case].values()), exact[case]

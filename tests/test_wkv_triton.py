@@ -131,7 +131,7 @@ def test_gradients_match_autograd_through_the_reference_loop(kernels, mask):
     y, _ = _run(kernels, *inputs, mask=mask)
     got = torch.autograd.grad((y.double() * gy).sum(), inputs)
     for g, r in zip(got, want):
-        torch.testing.assert_close(g.double(), r, rtol=1e-4, atol=1e-4)
+        torch.testing.assert_close(g.double().cpu(), r, rtol=1e-4, atol=1e-4)
 
 
 def test_bf16_gradients_are_the_float32_ones_rounded_to_bf16(kernels):
@@ -149,10 +149,71 @@ def test_chunks_with_carried_state_equal_one_run(kernels):
     w, u, k, v = _float32(*wkv_inputs(T=15, C=24, key_scale=5.0))
     y_all, s_all = _run(kernels, w, u, k, v)
     y1, s1 = _run(kernels, w, u, k[:, :6], v[:, :6])
-    y2, s2 = _run(kernels, w, u, k[:, 6:], v[:, 6:], state=s1)
+    y2, s2 = _run(kernels, w, u, k[:, 6:], v[:, 6:], state=tuple(x.to(DEVICE) for x in s1))
     torch.testing.assert_close(torch.cat([y1, y2], 1), y_all, rtol=0, atol=1e-6)
     for got, want in zip(s2, s_all):
         torch.testing.assert_close(got, want, rtol=0, atol=1e-6)
+
+
+# --- time chunks: the same function cut along T (what a GPU runs when rows x channels cannot fill it) -------
+
+# Padding at a chunk's first and last step, a chunk with no real step at all (steps 4-7 of row 0 at 4 a chunk)
+# and a row with every step real.
+CHUNK_HOLES = torch.tensor([[0, 1, 1, 0, 0, 0, 0, 0, 1, 0, 1, 1, 0, 1, 1], [1] * 15], device=DEVICE)
+
+
+@pytest.mark.parametrize("length", [1, 4, 6])
+@pytest.mark.parametrize("mask", [None, CHUNK_HOLES], ids=["no-mask", "holes"])
+def test_time_chunks_give_the_reference_outputs_state_and_gradients(kernels, monkeypatch, length, mask):
+    """Forced chunk lengths (1: every step its own chunk; 6: a short last chunk), an incoming state, keys large
+    enough to need the running maximum: outputs, final state and every gradient as the reference computes them."""
+    monkeypatch.setenv(kernels.CHUNK_ENV, str(length))
+    w, u, k, v = wkv_inputs(T=15, C=40, key_scale=8.0)
+    gen = torch.Generator().manual_seed(2)
+    state = (torch.rand(2, 40, generator=gen, dtype=torch.float64), torch.rand(2, 40, generator=gen, dtype=torch.float64) + 1,
+             torch.randn(2, 40, generator=gen, dtype=torch.float64) * 3)
+    gy = torch.randn(2, 15, 40, generator=gen, dtype=torch.float64)
+    y_ref, state_ref = _reference(w, u, k, v, state=state, mask=mask)
+    want = torch.autograd.grad((y_ref * gy).sum(), (w, u, k, v))
+    inputs = _float32(w, u, k, v)
+    y, final = _run(kernels, *inputs, state=tuple(x.float().to(DEVICE) for x in state), mask=mask)
+    torch.testing.assert_close(y.double(), y_ref.detach(), rtol=0, atol=1e-5)
+    for got, ref in zip(final, state_ref):
+        torch.testing.assert_close(got.double(), ref.detach(), rtol=1e-5, atol=1e-5)
+    got = torch.autograd.grad((y.double() * gy.to(y.device)).sum(), inputs)
+    for g, r in zip(got, want):
+        torch.testing.assert_close(g.double().cpu(), r, rtol=1e-4, atol=1e-4)
+
+
+def test_time_chunks_match_one_pass_in_bf16(kernels, monkeypatch):
+    """bf16 keys and values (what training under autocast feeds): chunked and one-pass results within float32
+    rounding of each other, gradients within one bf16 rounding."""
+    w, u, k, v = _float32(*wkv_inputs(T=20, C=24, key_scale=5.0))
+    k16, v16 = (x.detach().bfloat16().requires_grad_() for x in (k, v))
+    runs = []
+    for length in ("off", "5"):
+        monkeypatch.setenv(kernels.CHUNK_ENV, length)
+        y, state = _run(kernels, w, u, k16, v16, mask=LEFT_PADDING.repeat(1, 2)[:, :20])
+        runs.append((y, *state, *torch.autograd.grad((y * torch.linspace(-1, 1, 24)).sum(), (w, u, k16, v16))))
+    for got, want in zip(*runs):
+        torch.testing.assert_close(got.float(), want.float(), rtol=2**-7, atol=1e-5)
+
+
+def test_chunk_length_is_one_pass_off_the_gpu_and_for_short_rows(kernels, monkeypatch):
+    monkeypatch.delenv(kernels.CHUNK_ENV, raising=False)
+    assert kernels.chunk_length(8, 1024, 512, torch.device("cpu")) == 1024
+    monkeypatch.setenv(kernels.CHUNK_ENV, "off")
+    assert kernels.chunk_length(8, 1024, 512, torch.device("cpu")) == 1024
+    monkeypatch.setenv(kernels.CHUNK_ENV, "64")
+    assert kernels.chunk_length(8, 1024, 512, torch.device("cpu")) == 64
+    monkeypatch.delenv(kernels.CHUNK_ENV)
+    monkeypatch.setitem(kernels._sm_counts, 0, 132)  # an H200's multiprocessors, without a GPU
+    cuda = torch.device("cuda", 0)
+    assert kernels.chunk_length(8, 1024, 512, cuda) == 32  # 4,096 channels x 32 chunks: 1,024 a multiprocessor
+    assert kernels.chunk_length(1, 4096, 512, cuda) == kernels.MIN_CHUNK  # one packed row: 128 chunks
+    assert kernels.chunk_length(64, 1024, 512, cuda) == 205  # 32,768 channels: 5 chunks fill the GPU
+    assert kernels.chunk_length(8, 100, 512, cuda) == 100  # too short for 4 chunks of 32: one pass
+    assert kernels.chunk_length(256, 1024, 512, cuda) == 1024  # rows x channels already fill the GPU
 
 
 # --- the dispatcher (wkv.wkv) with the triton backend --------------------------------------------------
@@ -224,21 +285,30 @@ _COMPILE_FOR_H100 = textwrap.dedent(
 
 
     assert not wkv_triton.INTERPRETED
+    bf16 = ("k_ptr", "v_ptr", "gk_ptr", "gv_ptr")
+    variants = {  # name: (kernel, pointer arguments, constexprs)
+        "_wkv_forward_kernel": (wkv_triton._wkv_forward_kernel, 16, {"SAVE_STATES": True, "LOCAL": False}),
+        "_wkv_forward_kernel/local": (wkv_triton._wkv_forward_kernel, 16, {"SAVE_STATES": False, "LOCAL": True}),
+        "_wkv_backward_kernel": (wkv_triton._wkv_backward_kernel, 17, {"LOCAL": False, "HAS_INIT": False}),
+        "_wkv_backward_kernel/chunk": (wkv_triton._wkv_backward_kernel, 17, {"LOCAL": False, "HAS_INIT": True}),
+        "_wkv_backward_kernel/local": (wkv_triton._wkv_backward_kernel, 17, {"LOCAL": True, "HAS_INIT": False}),
+        "_wkv_carry_kernel": (wkv_triton._wkv_carry_kernel, 11, {"HAS_S0": True, "BACKWARD": False}),
+        "_wkv_carry_kernel/backward": (wkv_triton._wkv_carry_kernel, 11, {"HAS_S0": False, "BACKWARD": True}),
+    }
     loops = {}
-    for kernel, n_pointers, constexprs in (
-        (wkv_triton._wkv_forward_kernel, 15, ("HAS_MASK", "SAVE_STATES")),
-        (wkv_triton._wkv_backward_kernel, 13, ("HAS_MASK",)),
-    ):
-        for flag in (False, True):
-            signature = {name: "*fp32" for name in kernel.arg_names[:n_pointers]}
-            signature.update({name: "*bf16" for name in ("k_ptr", "v_ptr", "gk_ptr", "gv_ptr") if name in signature})
-            signature.update(mask_ptr="*i8", T="i32", C="i32", BLOCK_C="constexpr")
-            signature.update({name: "constexpr" for name in constexprs})
-            values = {name: flag for name in constexprs} | {"BLOCK_C": 64}
+    for name, (kernel, n_pointers, constexprs) in variants.items():
+        for masked in (False, True):
+            values = constexprs | {"HAS_MASK": masked, "BLOCK_C": 64}
+            signature = {arg: "*fp32" for arg in kernel.arg_names[:n_pointers]}
+            signature.update({arg: "*bf16" for arg in bf16 if arg in signature})
+            signature.update({arg: "i32" for arg in kernel.arg_names[n_pointers:] if arg not in values})
+            signature.update({arg: "constexpr" for arg in values})
+            if "mask_ptr" in signature:
+                signature["mask_ptr"] = "*i8"
             compiled = triton.compile(ASTSource(kernel, signature, constexprs=values), target=GPUTarget("cuda", 90, 32),
                                       options={"num_warps": 2})
             assert compiled.asm["cubin"]
-            loops[f"{kernel.__name__}{'/masked' if flag else ''}"] = time_loop(compiled.asm["ptx"])
+            loops[name + ("/masked" if masked else "")] = time_loop(compiled.asm["ptx"]) if "carry" not in name else {}
     print(json.dumps(loops))
     """
 )
@@ -259,11 +329,16 @@ def compiled_for_h100(kernels) -> dict[str, dict[str, int]]:
 
 def test_the_kernels_compile_for_an_h100_without_a_gpu(compiled_for_h100):
     """The interpreter runs Python, so it accepts code Triton's compiler rejects: every variant must compile."""
-    assert sorted(compiled_for_h100) == ["_wkv_backward_kernel", "_wkv_backward_kernel/masked",
-                                         "_wkv_forward_kernel", "_wkv_forward_kernel/masked"]
+    assert sorted(compiled_for_h100) == sorted(
+        f"{kernel}{variant}{'/masked' if masked else ''}" for masked in (False, True) for kernel, variant in (
+            ("_wkv_forward_kernel", ""), ("_wkv_forward_kernel", "/local"), ("_wkv_backward_kernel", ""),
+            ("_wkv_backward_kernel", "/chunk"), ("_wkv_backward_kernel", "/local"), ("_wkv_carry_kernel", ""),
+            ("_wkv_carry_kernel", "/backward")))
 
 
-@pytest.mark.parametrize("kernel,loads", [("_wkv_forward_kernel", 3), ("_wkv_backward_kernel", 7)])
+@pytest.mark.parametrize("kernel,loads", [("_wkv_forward_kernel", 3), ("_wkv_backward_kernel", 7),
+                                          ("_wkv_forward_kernel/local", 3), ("_wkv_backward_kernel/chunk", 7),
+                                          ("_wkv_backward_kernel/local", 7)])
 def test_the_masked_kernels_load_ahead_and_never_branch_on_the_mask(compiled_for_h100, kernel, loads):
     """Inside the time loop every load (the next step's k, v and mask; in the backward also dy and the saved
     state) is issued before the step's first exp, nothing loads after it, and the mask selects (selp)
