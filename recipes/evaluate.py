@@ -8,6 +8,7 @@ protocol validity) or on the held-out terminal requests (``--suite terminal``).
     python recipes/evaluate.py --suite terminal --model_name_or_path outputs/tiny-grpo --update_model_card
     python recipes/evaluate.py --suite terminal --terminal_split dev --model_name_or_path outputs/tiny-grpo
     python recipes/evaluate.py --suite terminal --terminal_split blind --model_name_or_path outputs/tiny-grpo
+    python recipes/evaluate.py --suite terminal --terminal_split conversations --model_name_or_path outputs/tiny-grpo
 
 ``--suite terminal`` plays every held-out terminal request as rusty-terminal would (greedy, constrained,
 copy bias; `rusty_hf.evaluation.terminal`), judges each action by executing it on a fresh copy of the
@@ -18,7 +19,10 @@ on fixtures no training row uses), where decoding settings are tuned without tou
 its report goes to ``<model>/terminal_dev_eval.json`` and never into the card. ``--terminal_split blind``
 plays the blind suite (`rusty_hf.data.terminal.blind`: requests written without sight of the training
 phrasings; catalogue intents, and requests outside the catalogue apart) to ``<model>/terminal_blind_eval.json``:
-measured, never tuned on.
+measured, never tuned on. ``--terminal_split conversations`` plays the conversation suite (sessions of 5-8 requests
+in a row on one work dir, written blind; `rusty_hf.evaluation.conversations`) to
+``<model>/terminal_conversations_eval.json``: each turn done right in a row and alone, and the replies that repeat
+a phrase more than three times.
 
 Samples n completions per held-out task with the chat template, runs each against the task's tests in
 the sandbox (rustc for Rust; without rustc, Rust is skipped with the reason), and computes the numbers
@@ -53,9 +57,12 @@ from rusty_hf.evaluation.coding import (
 )
 from rusty_hf.inference import load_model, load_tokenizer_for
 from rusty_hf.hub.publishing import push_folder, write_model_card
-from rusty_hf.evaluation.terminal import SPLITS as TERMINAL_SPLITS
+from rusty_hf.evaluation.conversations import evaluate_conversations, format_conversation_table
+from rusty_hf.evaluation.terminal import SPLITS
 from rusty_hf.evaluation.terminal import compare_terminal, evaluate_terminal, format_terminal_comparison, format_terminal_table
 from rusty_hf.errors import UserError, run_recipe
+
+TERMINAL_SPLITS = (*SPLITS, "conversations")
 
 
 @dataclass
@@ -72,7 +79,8 @@ class EvalArguments:
         default="heldout",
         metadata={"help": "--suite terminal: heldout (the reported split), dev (training phrasings on unused fixtures: "
                   "tune decoding there; report in <model>/terminal_dev_eval.json, never in the card) or blind (requests "
-                  "written blind to the training phrasings: measure only; <model>/terminal_blind_eval.json)."},
+                  "written blind to the training phrasings: measure only; <model>/terminal_blind_eval.json) or conversations "
+                  "(sessions of requests in a row, written blind; <model>/terminal_conversations_eval.json)."},
     )
     tokenizer_name_or_path: str | None = field(default=None, metadata={"help": "Tokenizer; default: the model's."})
     num_samples: int = field(default=4, metadata={"help": "Completions sampled per task (n of pass@k)."})
@@ -121,9 +129,9 @@ class EvalArguments:
         if self.terminal_split == "dev" and (self.update_model_card or self.push_to_hub):
             raise ValueError("--terminal_split dev is for tuning: the model card reports the held-out split only; "
                              "drop --update_model_card / --push_to_hub")
-        if self.terminal_split == "blind" and (self.update_model_card or self.push_to_hub):
-            raise ValueError("--terminal_split blind writes <model>/terminal_blind_eval.json; the model card does not "
-                             "show the blind suite yet: drop --update_model_card / --push_to_hub")
+        if self.terminal_split in ("blind", "conversations") and (self.update_model_card or self.push_to_hub):
+            raise ValueError(f"--terminal_split {self.terminal_split} writes <model>/terminal_{self.terminal_split}_eval.json; "
+                             f"the model card does not show the {self.terminal_split} suite yet: drop --update_model_card / --push_to_hub")
         if self.split not in ("train", "test"):
             raise ValueError(f"split must be 'train' or 'test', got {self.split!r}")
 
@@ -131,7 +139,8 @@ class EvalArguments:
 def default_output_file(args: EvalArguments) -> Path:
     name = "eval_results.json"
     if args.suite == "terminal":
-        name = {"dev": "terminal_dev_eval.json", "blind": "terminal_blind_eval.json"}.get(args.terminal_split, "terminal_eval.json")
+        name = {"dev": "terminal_dev_eval.json", "blind": "terminal_blind_eval.json",
+                "conversations": "terminal_conversations_eval.json"}.get(args.terminal_split, "terminal_eval.json")
     folder = Path(args.model_name_or_path)
     return folder / name if folder.is_dir() else Path(name)
 
@@ -184,6 +193,15 @@ def main(args: EvalArguments) -> dict:
 
 
 def terminal_report(args: EvalArguments, model, tokenizer, baseline: dict | None) -> dict:
+    if args.terminal_split == "conversations":
+        if baseline is not None:
+            raise UserError("--compare_to compares held-out, dev or blind reports; the conversation report carries its "
+                            "own paired difference (in a row against alone). Fix: drop --compare_to")
+        report = evaluate_conversations(model, tokenizer, args.terminal_cache_dir, batch_size=args.batch_size * 4,
+                                        copy=args.copy_bias)
+        report["settings"] |= {"model": args.model_name_or_path}
+        print(format_conversation_table(report))
+        return report
     report = evaluate_terminal(model, tokenizer, args.terminal_cache_dir, seed=args.seed, copy=args.copy_bias,
                                batch_size=args.batch_size * 4, split=args.terminal_split)  # fmt: skip
     report["settings"] |= {"model": args.model_name_or_path}

@@ -155,7 +155,7 @@ def test_no_blind_text_repeats_a_phrasing_template(blind):
 def test_only_the_evaluation_imports_the_blind_suite():
     graph = import_graph()
     importers = {m for m, deps in graph.items() if not m.startswith(BLIND) and any(d.startswith(BLIND) for d in deps)}
-    assert importers == {"rusty_hf.evaluation.terminal"}
+    assert importers == {"rusty_hf.evaluation.terminal", "rusty_hf.evaluation.conversations"}
 
 
 def test_nothing_that_builds_training_data_reaches_the_blind_suite():

@@ -1,7 +1,8 @@
 """How Rusty decodes a reply, written once: rusty-terminal, the Space and the terminal evaluation all use it.
 
 Greedy unless asked to sample. With ``constrained`` a `rusty_hf.protocol.ProtocolLogitsProcessor` lets
-only valid actions out and closes the action within ``max_new_tokens``; with ``copy`` too, it favours
+only valid actions out, closes the action within ``max_new_tokens`` and keeps a message from repeating a phrase
+more than three times; with ``copy`` too, it favours
 the names a reply may copy (`rusty_hf.protocol.copying`: the request's names, the command outputs since,
 and the work dir's paths that confirm them; with the work dir's root, the quoted values its files hold).
 
@@ -24,6 +25,8 @@ from rusty_hf.protocol import ProtocolLogitsProcessor
 from rusty_hf.protocol.copying import copy_sources, copy_targets
 from rusty_hf.tokenizer import generation_eos_ids
 
+MAX_PHRASE_REPEATS = 3  # issue 37: no reply repeats a phrase more than three times
+
 
 def reply_processors(
     tokenizer: PreTrainedTokenizerBase,
@@ -35,6 +38,7 @@ def reply_processors(
     workspace_names: Sequence[Iterable[str]] | None = None,
     workspace_roots: Sequence[str | os.PathLike | None] | None = None,
     prompt_length: int | None = None,
+    max_phrase_repeats: int | None = MAX_PHRASE_REPEATS,
 ) -> LogitsProcessorList:
     """The logits processors of one `generate` call, one batch row per conversation.
 
@@ -45,6 +49,8 @@ def reply_processors(
         workspace_names: per row, the paths of its work dir (None: no work dir).
         workspace_roots: per row, its work dir, whose files are searched for quoted values (None: none).
         prompt_length: where generated tokens start (None: the input length at the first step).
+        max_phrase_repeats: with ``constrained``, a message writes no phrase (three tokens) more often than
+            this (None: no bound); `ProtocolLogitsProcessor` says how.
     """
     processors = LogitsProcessorList()
     if not constrained:
@@ -54,9 +60,8 @@ def reply_processors(
         names = [copy_targets(copy_sources(conversation), workspace_names[i] if workspace_names else (),
                               workspace_roots[i] if workspace_roots else None)
                  for i, conversation in enumerate(conversations)]  # fmt: skip
-    processors.append(
-        ProtocolLogitsProcessor(tokenizer, prompt_length=prompt_length, max_new_tokens=max_new_tokens, copy_names=names)
-    )
+    processors.append(ProtocolLogitsProcessor(tokenizer, prompt_length=prompt_length, max_new_tokens=max_new_tokens,
+                                              copy_names=names, max_phrase_repeats=max_phrase_repeats))
     return processors
 
 
@@ -77,4 +82,4 @@ def reply_settings(
     return settings
 
 
-__all__ = ["reply_processors", "reply_settings"]
+__all__ = ["MAX_PHRASE_REPEATS", "reply_processors", "reply_settings"]

@@ -23,6 +23,7 @@ stating what it showed) also carry ``final``, the check of that MSG.
     requests = load_blind()            # {"b001": Request(...), ...}; part "catalogue" or "outside"
 
 Played by ``python recipes/evaluate.py --suite terminal --terminal_split blind`` (`rusty_hf.evaluation.terminal`).
+``conversations_v1.jsonl`` (`conversations`) holds sessions of requests in a row on these fixtures, written the same way.
 """
 
 from __future__ import annotations

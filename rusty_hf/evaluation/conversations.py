@@ -1,0 +1,222 @@
+"""Play the conversation suite: several requests in a row, as a user types them into ``rusty-terminal``.
+
+Each session (`rusty_hf.data.terminal.blind.conversations`) keeps one chat and one work dir. Per turn the
+user's request joins the chat; the model acts (decoded as the terminal decodes: persona, constrained decoding,
+copy bias) until it answers MSG or ``max_steps`` actions have run; each CMD and EDIT really changes the
+session's work dir, and its output goes back to the model. A turn is **done right** when its first action
+passes its check (executed on the work dir as it is) and its closing MSG is true: it passes the turn's final
+check, states no number that neither the request nor this turn's outputs hold, and repeats no phrase (three
+words) more than three times.
+
+The same turns are also played **alone**: each from a fresh chat on the repository as the reference answers
+of the earlier turns leave it, so "later requests go worse" is a paired difference, turn by turn.
+
+    from rusty_hf.evaluation.conversations import evaluate_conversations, format_conversation_table
+    report = evaluate_conversations(model, tokenizer, cache_dir="outputs/terminal_fixtures")
+    print(format_conversation_table(report))
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+from rusty_hf.agent.tool_calling import enable_tool_calling
+from rusty_hf.data.terminal.blind.conversations import (
+    CONVERSATIONS_VERSION,
+    Session,
+    apply_action,
+    expected_roots,
+    load_conversations,
+)
+from rusty_hf.data.terminal.checks import Verdict, fixture_files, judge, numbers
+from rusty_hf.data.terminal.fixtures import workspace_paths
+from rusty_hf.evaluation.stats import mean_and_stderr
+from rusty_hf.evaluation.terminal import DEFAULT_MAX_NEW_TOKENS, MAX_STEPS, _parse, _rate, generate_replies
+from rusty_hf.sandbox import require_isolation
+from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
+
+PHRASE_WORDS = 3  # a "phrase" for the repetition count: three words in a row
+MAX_PHRASE_REPEATS = 3  # the issue's bound: no phrase more than three times in one reply
+
+
+def repeated_phrase(text: str, words: int = PHRASE_WORDS) -> tuple[str, int]:
+    """The reply's most repeated run of ``words`` words (case-folded) and how often it occurs."""
+    tokens = re.findall(r"\S+", text.lower())
+    runs = Counter(tuple(tokens[i : i + words]) for i in range(len(tokens) - words + 1))
+    if not runs:
+        return "", 0
+    phrase, count = runs.most_common(1)[0]
+    return " ".join(phrase), count
+
+
+def closing_verdict(message: str, final_check, root: Path, request: str, outputs: list[str], action) -> Verdict:
+    """The closing MSG: its final check (if any), no invented number, no phrase more than three times."""
+    if final_check is not None:
+        verdict = judge(final_check, action, root)
+        if not verdict.ok:
+            return verdict
+    seen = set(numbers(request)) | {n for text in outputs for n in numbers(text)}
+    invented = [n for n in numbers(message) if n not in seen]
+    if invented:
+        return Verdict(False, f"states {invented[0]}, which neither the request nor an output holds")
+    phrase, count = repeated_phrase(message)
+    if count > MAX_PHRASE_REPEATS:
+        return Verdict(False, f"repeats {phrase!r} {count} times")
+    return Verdict(True, "ok")
+
+
+def live_paths(root: Path) -> list[str]:
+    """The work dir's files and folders as a listing shows them (what the copy bias confirms names with)."""
+    files = [p for p in fixture_files(root) if not any(part.startswith(".") or part == "__pycache__" for part in p.split("/"))]
+    folders = {"/".join(p.split("/")[:i]) for p in files for i in range(1, p.count("/") + 1)}
+    return sorted(set(files) | folders)
+
+
+def _play(model, tokenizer, plays: list[dict], *, batch_size: int, max_new_tokens: int, max_steps: int,
+          workers: int, copy: bool, state_dir: Path) -> None:  # fmt: skip
+    """Run every play (a chat, a work dir, its turns) turn by turn, in lockstep so replies batch.
+
+    A play: {"chat", "root", "turns": [Turn], "records": []}; each turn appends one record."""
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for k in range(max(len(p["turns"]) for p in plays)):
+            live = [p for p in plays if k < len(p["turns"])]
+            for p in live:
+                p["chat"] = p["chat"] + [{"role": "user", "content": p["turns"][k].text}]
+                p["outputs"], p["record"] = [], {"turn": k, "request": p["turns"][k].text,
+                                                 "intent": p["turns"][k].intent, "part": p["turns"][k].part,
+                                                 "replies": [], "valid": [], "first_ok": False, "ok": False,
+                                                 "reason": "", "final_reason": "no closing MSG", "repeats": 0}  # fmt: skip
+            acting = list(live)
+            for step in range(max_steps):
+                if not acting:
+                    break
+                replies = generate_replies(model, tokenizer, [p["chat"] for p in acting], batch_size=batch_size,
+                                           max_new_tokens=max_new_tokens, copy=copy,
+                                           workspace_names=[p["names"] for p in acting],
+                                           workspace_roots=[p["root"] for p in acting])  # fmt: skip
+                actions = [_parse(text) for text in replies]
+
+                def judged(job, step=step):
+                    p, action = job
+                    turn = p["turns"][k]
+                    first = judge(turn.check, action, p["root"]) if step == 0 else None
+                    closing = None
+                    if action is not None and action.action == "MSG":
+                        closing = closing_verdict(action.message, turn.final, p["root"], turn.text, p["outputs"], action)
+                    return first, closing
+
+                verdicts = list(pool.map(judged, zip(acting, actions)))
+                still = []
+                for p, text, action, (first, closing) in zip(acting, replies, actions, verdicts):
+                    record = p["record"]
+                    record["replies"].append(text)
+                    record["valid"].append(action is not None)
+                    if first is not None:
+                        record["first_ok"], record["reason"] = first.ok, first.reason
+                    if action is None:  # the turn ends without a closing message; the chat keeps the raw reply
+                        p["chat"] = p["chat"] + [{"role": "assistant", "content": text}]
+                        record["final_reason"] = "no valid action"
+                        continue
+                    p["chat"] = p["chat"] + [{"role": "assistant", "content": action.to_json()}]
+                    if action.action == "MSG":
+                        record["repeats"] = repeated_phrase(action.message)[1]
+                        record["ok"] = record["first_ok"] and closing.ok
+                        record["final_reason"] = closing.reason
+                        continue
+                    p["step_index"] = p.get("step_index", 0) + 1
+                    observation, p["root"] = apply_action(action, p["root"], state_dir / f"{p['key']}-{p['step_index']}")
+                    p["names"] = live_paths(p["root"])
+                    p["outputs"].append(observation)
+                    p["chat"] = p["chat"] + [{"role": "tool", "name": action.action, "content": observation}]
+                    still.append(p)
+                acting = still
+            for p in live:
+                p["records"].append(p["record"])
+
+
+def _in_a_row_and_alone(model, tokenizer, sessions: dict[str, Session], state_dir: Path, *, alone: bool,
+                        cache_dir: str | Path, **play) -> list[dict]:  # fmt: skip
+    system = [{"role": "system", "content": RUSTY_SYSTEM_PROMPT}]
+    starts = {sid: expected_roots(sid, s.fixture, [t.reference for t in s.turns], cache_dir) for sid, s in sessions.items()}
+    in_a_row = [{"key": sid, "chat": list(system), "root": starts[sid][0][1], "turns": list(s.turns), "records": [],
+                 "names": workspace_paths(s.fixture)} for sid, s in sessions.items()]  # fmt: skip
+    _play(model, tokenizer, in_a_row, state_dir=state_dir, **play)
+    samples = [{"session": p["key"], **r} for p in in_a_row for r in p["records"]]
+    if alone:
+        single = [{"key": f"{sid}-alone{k}", "chat": list(system), "root": root, "turns": [turn], "records": [],
+                   "names": workspace_paths(fx)}
+                  for sid, s in sessions.items() for k, (turn, (fx, root)) in enumerate(zip(s.turns, starts[sid]))]  # fmt: skip
+        _play(model, tokenizer, single, state_dir=state_dir, **play)
+        for sample, p in zip(samples, single):
+            sample["alone_ok"] = p["records"][0]["ok"]
+            sample["alone_first_ok"] = p["records"][0]["first_ok"]
+    return samples
+
+
+def evaluate_conversations(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, cache_dir: str | Path, *,
+                           batch_size: int = 16, max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
+                           max_steps: int = MAX_STEPS, workers: int = 2, alone: bool = True, copy: bool = True,
+                           sessions: dict[str, Session] | None = None) -> dict:  # fmt: skip
+    """The conversation suite in a row (and each turn alone): rates per part, the paired difference, samples."""
+    require_isolation()
+    tokenizer = enable_tool_calling(tokenizer)
+    sessions = sessions if sessions is not None else load_conversations(cache_dir)
+    model.eval()
+    (Path(cache_dir) / "conversations").mkdir(parents=True, exist_ok=True)
+    # each call plays in folders of its own: the checks cache a command's result per (folder, command)
+    state_dir = Path(tempfile.mkdtemp(prefix="played-", dir=Path(cache_dir) / "conversations"))
+    try:
+        samples = _in_a_row_and_alone(model, tokenizer, sessions, state_dir, alone=alone, cache_dir=cache_dir,
+                                      batch_size=batch_size, max_new_tokens=max_new_tokens, max_steps=max_steps,
+                                      workers=workers, copy=copy)  # fmt: skip
+    finally:
+        shutil.rmtree(state_dir, ignore_errors=True)
+    report = {"settings": {"suite": "terminal", "split": f"{CONVERSATIONS_VERSION}: sessions of requests in a row",
+                           "sessions": len(sessions), "turns": len(samples), "decoding": "greedy", "copy_bias": copy,
+                           "max_new_tokens": max_new_tokens, "max_steps": max_steps}}  # fmt: skip
+    report.update(summarize_conversations(samples))
+    report["samples"] = samples
+    return report
+
+
+def summarize_conversations(samples: list[dict]) -> dict:
+    """Per part and overall: turns done right in a row, alone, the paired difference, and the repetition rate."""
+    def block(rows: list[dict]) -> dict:
+        out = {"done_right": _rate(rows, "ok"), "first_action_success": _rate(rows, "first_ok"),
+               "replies_over_3_repeats": _rate([{"r": r["repeats"] > MAX_PHRASE_REPEATS} for r in rows], "r"),
+               "protocol_validity": _rate([{"v": v} for r in rows for v in r["valid"]], "v")}  # fmt: skip
+        paired = [r for r in rows if "alone_ok" in r]
+        if paired:
+            out["done_right_alone"] = _rate(paired, "alone_ok")
+            mean, stderr = mean_and_stderr([float(r["ok"]) - float(r["alone_ok"]) for r in paired])
+            out["in_a_row_minus_alone"] = {"mean": mean, "stderr": stderr, "n": len(paired)}
+        return out
+
+    return {"overall": block(samples), "parts": {part: block([s for s in samples if s["part"] == part])
+                                                 for part in ("catalogue", "outside")}}  # fmt: skip
+
+
+def format_conversation_table(report: dict) -> str:
+    def cell(stat: dict | None) -> str:
+        return "-" if not stat or stat["mean"] is None else f"{stat['mean']:.3f} ± {stat['stderr']:.3f} (n={stat['n']})"
+
+    lines = ["| part | done right, in a row | alone | in a row − alone | first action | replies repeating a phrase > 3x |",
+             "|---|---|---|---|---|---|"]
+    for name, block in [*report["parts"].items(), ("overall", report["overall"])]:
+        if not block["done_right"]["n"]:
+            continue
+        lines.append(f"| {name} | {cell(block['done_right'])} | {cell(block.get('done_right_alone'))} | "
+                     f"{cell(block.get('in_a_row_minus_alone'))} | {cell(block['first_action_success'])} | "
+                     f"{cell(block['replies_over_3_repeats'])} |")  # fmt: skip
+    return "\n".join(lines)
+
+
+__all__ = ["closing_verdict", "evaluate_conversations", "format_conversation_table", "repeated_phrase",
+           "summarize_conversations"]
