@@ -197,9 +197,9 @@ def test_non_byte_level_tokenizer_is_a_clear_error():
         token_table(tokenizer)
 
 
-def _loop_generation(tokenizer, max_phrase_repeats, steps=96):
-    """Greedy decoding of scores that want a message looping on "app the": the model the issue saw."""
-    target = tokenizer.encode('{"action": "MSG", "message": "It prints:' + " app the" * 30 + '"}', add_special_tokens=False)
+def _scripted_generation(tokenizer, text, max_phrase_repeats, steps=96):
+    """Greedy decoding of scores that want ``text`` (then whatever the processor leaves), token by token."""
+    target = tokenizer.encode(text, add_special_tokens=False)
     processor = ProtocolLogitsProcessor(tokenizer, max_new_tokens=steps, max_phrase_repeats=max_phrase_repeats)
     gen = torch.Generator().manual_seed(0)
     vocab = len(processor.table.token_bytes)
@@ -211,30 +211,25 @@ def _loop_generation(tokenizer, max_phrase_repeats, steps=96):
         ids = torch.cat([ids, scores.argmax(-1, keepdim=True)], dim=1)
         if ids[0, -1].item() in EOS_IDS:
             break
-    return ids[0, 3:].tolist()
+    return parse_action(_decode(tokenizer, ids[0, 3:].tolist()))
 
 
 def test_a_message_repeats_no_phrase_more_than_the_bound(tiny_tokenizer):
-    from collections import Counter
+    """The model the issue saw: a message looping on "app the". Bounded, no three-word phrase comes a fourth
+    time, and the reply is still one valid action."""
+    from rusty_hf.evaluation.conversations import repeated_phrase
 
-    def most_repeated(tokens):
-        return max(Counter(tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2)).values())
-
-    looping = _loop_generation(tiny_tokenizer, None)
-    assert most_repeated(looping) > 3  # without the bound the scores loop
-    guarded = _loop_generation(tiny_tokenizer, 3)
-    assert most_repeated(guarded) <= 3
-    action = parse_action(_decode(tiny_tokenizer, guarded))  # still one valid action
-    assert action.action == "MSG" and action.message.startswith("It prints:")
+    looping = '{"action": "MSG", "message": "It prints:' + " app the" * 30 + '"}'
+    assert repeated_phrase(_scripted_generation(tiny_tokenizer, looping, None).message)[1] > 3
+    action = _scripted_generation(tiny_tokenizer, looping, 3)
+    assert action.action == "MSG" and action.message.startswith("It prints: app the")
+    assert repeated_phrase(action.message)[1] <= 3
 
 
-def test_the_repeat_bound_leaves_commands_alone(tiny_tokenizer):
-    """Only a message's text is bounded: a command may repeat itself (a script's lines, a loop)."""
-    processor = ProtocolLogitsProcessor(tiny_tokenizer, max_new_tokens=64, max_phrase_repeats=1)
-    text = '{"action": "CMD", "command": "echo a; echo a; echo a; echo a"}'
-    target = tiny_tokenizer.encode(text, add_special_tokens=False)
-    ids = torch.full((1, 3), 4)
-    for token in target:
-        scores = processor(ids, torch.zeros(1, len(processor.table.token_bytes)))
-        assert torch.isfinite(scores[0, token])
-        ids = torch.cat([ids, torch.tensor([[token]])], dim=1)
+def test_the_repeat_bound_counts_words_not_tokens(tiny_tokenizer):
+    """A list of names shares tokens (".py,") but repeats no phrase: nothing is refused. A command is never
+    bounded, even where its words repeat."""
+    files = '{"action": "MSG", "message": "Files: a.py, b.py, c.py, d.py, e.py, f.py, g.py."}'
+    assert _scripted_generation(tiny_tokenizer, files, 1).message == "Files: a.py, b.py, c.py, d.py, e.py, f.py, g.py."
+    command = '{"action": "CMD", "command": "echo a b c; echo a b c; echo a b c; echo a b c"}'
+    assert _scripted_generation(tiny_tokenizer, command, 1).command == "echo a b c; echo a b c; echo a b c; echo a b c"

@@ -17,6 +17,7 @@ from rusty_hf.data.terminal.blind.conversations import (
     CONVERSATIONS_FILE,
     Session,
     Turn,
+    apply_action,
     expected_roots,
     load_conversations,
 )
@@ -60,13 +61,24 @@ def test_the_suite_has_sessions_of_five_to_eight_requests(sessions):
     assert len({s.fixture.key for s in sessions.values()}) == 6  # every blind fixture, Python and Rust
 
 
-def test_every_reference_answer_passes_its_checks_on_the_state_the_earlier_turns_leave(sessions, cache):
+def test_every_reference_answer_is_done_right_on_the_state_the_earlier_turns_leave(sessions, cache, tmp_path):
+    """Its first action passes the check, and its closing message passes the evaluator's closing verdict (the
+    final check, numbers the session showed, no looping phrase), with the outputs the reference actions print."""
     failures = []
     for sid, session in sessions.items():
         states = expected_roots(sid, session.fixture, [t.reference for t in session.turns], cache)
+        requests, outputs = [], []
         for k, (turn, (_, root)) in enumerate(zip(session.turns, states)):
+            requests.append(turn.text)
             first = judge(turn.check, _action(turn.reference[0]), root)
-            closing = judge(turn.final, _action(turn.reference[-1]), root) if turn.final else first
+            turn_outputs = []
+            for j, raw in enumerate(turn.reference[:-1]):
+                observation, root = apply_action(_action(raw), root, tmp_path / f"{sid}-{k}-{j}")
+                turn_outputs.append(observation)
+            outputs += turn_outputs
+            closing = conv_eval.closing_verdict(turn.reference[-1]["message"], turn.final or turn.check, root,
+                                                conv_eval.shown_numbers(requests, outputs, turn_outputs),
+                                                _action(turn.reference[-1]), judge_check=turn.final is not None)  # fmt: skip
             if not (first.ok and closing.ok):
                 failures.append((sid, k, first.reason, closing.reason))
     assert failures == []

@@ -214,6 +214,12 @@ def test_chunk_length_is_one_pass_off_the_gpu_and_for_short_rows(kernels, monkey
     assert kernels.chunk_length(64, 1024, 512, cuda) == 205  # 32,768 channels: 5 chunks fill the GPU
     assert kernels.chunk_length(8, 100, 512, cuda) == 100  # too short for 4 chunks of 32: one pass
     assert kernels.chunk_length(256, 1024, 512, cuda) == 1024  # rows x channels already fill the GPU
+    assert kernels.chunk_length(0, 1024, 512, cuda) == 1024  # an empty batch: one (empty) pass
+    monkeypatch.setenv(kernels.CHUNK_ENV, "auto")
+    assert kernels.chunk_length(8, 1024, 512, cuda) == 32
+    monkeypatch.setenv(kernels.CHUNK_ENV, "fast")
+    with pytest.raises(ValueError, match="RUSTY_WKV_CHUNK"):
+        kernels.chunk_length(8, 1024, 512, cuda)
 
 
 # --- the dispatcher (wkv.wkv) with the triton backend --------------------------------------------------

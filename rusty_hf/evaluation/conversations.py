@@ -5,8 +5,8 @@ user's request joins the chat; the model acts (decoded as the terminal decodes: 
 copy bias) until it answers MSG or ``max_steps`` actions have run; each CMD and EDIT really changes the
 session's work dir, and its output goes back to the model. A turn is **done right** when its first action
 passes its check (executed on the work dir as it is) and its closing MSG is true: it passes the turn's final
-check, states no number that neither the request nor this turn's outputs hold, and repeats no phrase (three
-words) more than three times.
+check, states only numbers the session showed where that check names none (`shown_numbers`), and repeats no
+phrase (three words) more than three times.
 
 The same turns are also played **alone**: each from a fresh chat on the repository as the reference answers
 of the earlier turns leave it, so "later requests go worse" is a paired difference, turn by turn.
@@ -56,16 +56,38 @@ def repeated_phrase(text: str, words: int = PHRASE_WORDS) -> tuple[str, int]:
     return " ".join(phrase), count
 
 
-def closing_verdict(message: str, final_check, root: Path, request: str, outputs: list[str], action) -> Verdict:
-    """The closing MSG: its final check (if any), no invented number, no phrase more than three times."""
-    if final_check is not None:
-        verdict = judge(final_check, action, root)
+def _named_numbers(check) -> set[str]:
+    """The numbers a message check itself names (``number``, digits among ``all_of`` / ``none_of``)."""
+    if check is None:
+        return set()
+    needles = [check.number, *(n for group in check.all_of for n in group), *check.none_of]
+    return {n for n in needles if n and n.isdigit()}
+
+
+def shown_numbers(requests: list[str], outputs: list[str], turn_outputs: list[str]) -> set[str]:
+    """What a closing message may state without a check naming it: the numbers the session's requests hold
+    (``4th`` counts as 4), those its command outputs printed, and how many lines one of this turn's outputs listed."""
+    seen = {n for text in (*requests, *outputs) for n in numbers(text)}
+    seen |= {m for text in requests for m in re.findall(r"\b(\d+)(?:st|nd|rd|th)\b", text)}
+    for text in turn_outputs:
+        listed = [line for line in text.splitlines() if line.strip() and not line.startswith("[")]
+        seen.add(str(len(listed)))
+    return seen
+
+
+def closing_verdict(message: str, check, root: Path, shown: set[str], action, *, judge_check: bool = True) -> Verdict:
+    """The closing MSG: its check (if ``judge_check``), no invented number, no phrase more than three times.
+
+    Where ``check`` names numbers (the suite says which are true), it decides about numbers; elsewhere every
+    number the message states must be one of ``shown`` (`shown_numbers`)."""
+    if judge_check and check is not None:
+        verdict = judge(check, action, root)
         if not verdict.ok:
             return verdict
-    seen = set(numbers(request)) | {n for text in outputs for n in numbers(text)}
-    invented = [n for n in numbers(message) if n not in seen]
-    if invented:
-        return Verdict(False, f"states {invented[0]}, which neither the request nor an output holds")
+    if not _named_numbers(check):
+        invented = [n for n in numbers(message) if n not in shown]
+        if invented:
+            return Verdict(False, f"states {invented[0]}, which no request or output of the session showed")
     phrase, count = repeated_phrase(message)
     if count > MAX_PHRASE_REPEATS:
         return Verdict(False, f"repeats {phrase!r} {count} times")
@@ -89,6 +111,7 @@ def _play(model, tokenizer, plays: list[dict], *, batch_size: int, max_new_token
             live = [p for p in plays if k < len(p["turns"])]
             for p in live:
                 p["chat"] = p["chat"] + [{"role": "user", "content": p["turns"][k].text}]
+                p["requests"] = p.get("requests", []) + [p["turns"][k].text]
                 p["outputs"], p["record"] = [], {"turn": k, "request": p["turns"][k].text,
                                                  "intent": p["turns"][k].intent, "part": p["turns"][k].part,
                                                  "replies": [], "valid": [], "first_ok": False, "ok": False,
@@ -109,7 +132,10 @@ def _play(model, tokenizer, plays: list[dict], *, batch_size: int, max_new_token
                     first = judge(turn.check, action, p["root"]) if step == 0 else None
                     closing = None
                     if action is not None and action.action == "MSG":
-                        closing = closing_verdict(action.message, turn.final, p["root"], turn.text, p["outputs"], action)
+                        shown = shown_numbers(p["requests"], p.get("all_outputs", []), p["outputs"])
+                        # a MSG-only turn's message is judged by its check (above); its numbers by what that names
+                        closing = closing_verdict(action.message, turn.final or turn.check, p["root"], shown, action,
+                                                  judge_check=turn.final is not None)  # fmt: skip
                     return first, closing
 
                 verdicts = list(pool.map(judged, zip(acting, actions)))
@@ -134,6 +160,7 @@ def _play(model, tokenizer, plays: list[dict], *, batch_size: int, max_new_token
                     observation, p["root"] = apply_action(action, p["root"], state_dir / f"{p['key']}-{p['step_index']}")
                     p["names"] = live_paths(p["root"])
                     p["outputs"].append(observation)
+                    p["all_outputs"] = p.get("all_outputs", []) + [observation]
                     p["chat"] = p["chat"] + [{"role": "tool", "name": action.action, "content": observation}]
                     still.append(p)
                 acting = still
@@ -218,5 +245,5 @@ def format_conversation_table(report: dict) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["closing_verdict", "evaluate_conversations", "format_conversation_table", "repeated_phrase",
+__all__ = ["closing_verdict", "evaluate_conversations", "format_conversation_table", "repeated_phrase", "shown_numbers",
            "summarize_conversations"]

@@ -49,7 +49,7 @@ def reply_processors(
         workspace_names: per row, the paths of its work dir (None: no work dir).
         workspace_roots: per row, its work dir, whose files are searched for quoted values (None: none).
         prompt_length: where generated tokens start (None: the input length at the first step).
-        max_phrase_repeats: with ``constrained``, a message writes no phrase (three tokens) more often than
+        max_phrase_repeats: with ``constrained``, a message writes no phrase (three words) more often than
             this (None: no bound); `ProtocolLogitsProcessor` says how.
     """
     processors = LogitsProcessorList()

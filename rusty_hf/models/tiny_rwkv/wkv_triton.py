@@ -311,10 +311,12 @@ def chunk_length(batch: int, steps: int, channels: int, device: torch.device) ->
     chunk on any device (the interpreter's tests), 0 or "off" one pass.
     """
     forced = os.environ.get(CHUNK_ENV, "").strip().lower()
-    if forced:
+    if forced not in ("", "auto"):
+        if forced != "off" and not forced.isdigit():
+            raise ValueError(f"{CHUNK_ENV}={forced!r}: expected a number of steps, 0, off or auto")
         length = 0 if forced == "off" else int(forced)
         return length if length > 0 else max(steps, 1)
-    if device.type != "cuda":
+    if device.type != "cuda" or batch * channels == 0:
         return max(steps, 1)
     wanted = triton.cdiv(_sm_count(device) * THREADS_PER_SM, batch * channels)
     length = max(MIN_CHUNK, triton.cdiv(steps, wanted))
@@ -382,7 +384,8 @@ def wkv_triton_forward(
             w, u, k, v, mask_arg, *start, y, *ends, *(s if save_states else y for s in saved), y,
             B, T, C, length, SAVE_STATES=save_states, LOCAL=False, **options,
         )
-    return (y, *(e[-1] for e in ends), *saved)
+    # the final state outlives the call (a prefill's state through decoding): not a view of every chunk's end
+    return (y, *(e[-1].clone() if chunks > 1 else e[0] for e in ends), *saved)
 
 
 def wkv_triton_backward(

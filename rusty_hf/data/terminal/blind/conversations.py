@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,11 +120,17 @@ def expected_roots(session_id: str, start: Fixture, references: list[tuple[dict,
         for j, raw in enumerate(raw for raw in reference if raw["action"] != "MSG"):
             digest.update(json.dumps(raw, sort_keys=True).encode())
             dest = base / f"t{k}-{j}-{digest.hexdigest()[:12]}"
-            if (dest / ".git").is_dir():
-                root = dest
-                continue
-            _, root = apply_action(_action(raw), root, dest.with_name(dest.name + ".tmp"))
-            os.replace(root, dest)
+            if not (dest / ".git").is_dir():  # built once; a process that loses the race to build it uses the winner's
+                base.mkdir(parents=True, exist_ok=True)
+                tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=base))
+                try:
+                    _, built = apply_action(_action(raw), root, tmp / "w")
+                    os.replace(built, dest)
+                except OSError:
+                    if not (dest / ".git").is_dir():
+                        raise
+                finally:
+                    shutil.rmtree(tmp, ignore_errors=True)
             root = dest
         fixture = _evolved(start, root)
     return states
