@@ -58,7 +58,7 @@ def test_the_suite_has_sessions_of_five_to_eight_requests(sessions):
     assert all(MIN_TURNS <= len(s.turns) <= MAX_TURNS for s in sessions.values())
     parts = [t.part for s in sessions.values() for t in s.turns]
     assert parts.count("outside") >= 0.1 * len(parts) and parts.count("catalogue") >= 0.6 * len(parts)
-    assert len({s.fixture.key for s in sessions.values()}) == 6  # every blind fixture, Python and Rust
+    assert len({s.states[0][0].key for s in sessions.values()}) == 6  # every blind fixture, Python and Rust
 
 
 def test_every_reference_answer_is_done_right_on_the_state_the_earlier_turns_leave(sessions, cache, tmp_path):
@@ -66,9 +66,8 @@ def test_every_reference_answer_is_done_right_on_the_state_the_earlier_turns_lea
     final check, numbers the session showed, no looping phrase), with the outputs the reference actions print."""
     failures = []
     for sid, session in sessions.items():
-        states = expected_roots(sid, session.fixture, [t.reference for t in session.turns], cache)
         requests, outputs = [], []
-        for k, (turn, (_, root)) in enumerate(zip(session.turns, states)):
+        for k, (turn, (_, root)) in enumerate(zip(session.turns, session.states)):
             requests.append(turn.text)
             first = judge(turn.check, _action(turn.reference[0]), root)
             turn_outputs = []
@@ -123,7 +122,7 @@ def test_no_corpus_or_prompt_holds_a_conversation_text(sessions):
 
 def _session(cache) -> Session:
     """Three turns on the first Python fixture: append a line, count the lines (after the append), say thanks."""
-    fixture = next(s.fixture for s in load_conversations(cache).values() if s.fixture.kind == "python")
+    fixture = next(s.states[0][0] for s in load_conversations(cache).values() if s.states[0][0].kind == "python")
     lines = fixture.tree_files()["notes.txt"].count("\n")
     references = [
         ({"action": "CMD", "command": "echo 'call the vet' >> notes.txt"}, {"action": "MSG", "message": "Done."}),
@@ -137,7 +136,7 @@ def _session(cache) -> Session:
     texts = ["add 'call the vet' to notes.txt", "how many lines has it got now?", "thanks!"]
     turns = tuple(Turn(text, "outside:test", ref, build_check(fx, check), build_check(fx, final) if final else None)
                   for text, ref, (check, final), (fx, _) in zip(texts, references, specs, states))  # fmt: skip
-    return Session("scripted", fixture, turns)
+    return Session("scripted", turns, tuple(states))
 
 
 def _scripted(monkeypatch, answers: dict[str, list[str]]):

@@ -28,22 +28,16 @@ from pathlib import Path
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from rusty_hf.agent.tool_calling import enable_tool_calling
-from rusty_hf.data.terminal.blind.conversations import (
-    CONVERSATIONS_VERSION,
-    Session,
-    apply_action,
-    expected_roots,
-    load_conversations,
-)
+from rusty_hf.data.terminal.blind.conversations import CONVERSATIONS_VERSION, Session, apply_action, load_conversations
 from rusty_hf.data.terminal.checks import Verdict, fixture_files, judge, numbers
-from rusty_hf.data.terminal.fixtures import workspace_paths
+from rusty_hf.data.terminal.fixtures import listed_paths, workspace_paths
 from rusty_hf.evaluation.stats import mean_and_stderr
 from rusty_hf.evaluation.terminal import DEFAULT_MAX_NEW_TOKENS, MAX_STEPS, _parse, _rate, generate_replies
+from rusty_hf.inference.decoding import MAX_PHRASE_REPEATS
+from rusty_hf.protocol.constrained import PHRASE_WORDS
 from rusty_hf.sandbox import require_isolation
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
 
-PHRASE_WORDS = 3  # a "phrase" for the repetition count: three words in a row
-MAX_PHRASE_REPEATS = 3  # the issue's bound: no phrase more than three times in one reply
 
 
 def repeated_phrase(text: str, words: int = PHRASE_WORDS) -> tuple[str, int]:
@@ -96,22 +90,26 @@ def closing_verdict(message: str, check, root: Path, shown: set[str], action, *,
 
 def live_paths(root: Path) -> list[str]:
     """The work dir's files and folders as a listing shows them (what the copy bias confirms names with)."""
-    files = [p for p in fixture_files(root) if not any(part.startswith(".") or part == "__pycache__" for part in p.split("/"))]
-    folders = {"/".join(p.split("/")[:i]) for p in files for i in range(1, p.count("/") + 1)}
-    return sorted(set(files) | folders)
+    return listed_paths(fixture_files(root))
+
+
+def _new_play(key: str, root: Path, turns: list, names: list[str]) -> dict:
+    """One chat on one work dir: what `_play` keeps per play as the turns go."""
+    return {"key": key, "chat": [{"role": "system", "content": RUSTY_SYSTEM_PROMPT}], "root": root, "turns": turns,
+            "names": names, "records": [], "requests": [], "all_outputs": [], "steps": 0}  # fmt: skip
 
 
 def _play(model, tokenizer, plays: list[dict], *, batch_size: int, max_new_tokens: int, max_steps: int,
           workers: int, copy: bool, state_dir: Path) -> None:  # fmt: skip
     """Run every play (a chat, a work dir, its turns) turn by turn, in lockstep so replies batch.
 
-    A play: {"chat", "root", "turns": [Turn], "records": []}; each turn appends one record."""
+    A play is `_new_play`'s; each turn appends one record."""
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for k in range(max(len(p["turns"]) for p in plays)):
             live = [p for p in plays if k < len(p["turns"])]
             for p in live:
                 p["chat"] = p["chat"] + [{"role": "user", "content": p["turns"][k].text}]
-                p["requests"] = p.get("requests", []) + [p["turns"][k].text]
+                p["requests"].append(p["turns"][k].text)
                 p["outputs"], p["record"] = [], {"turn": k, "request": p["turns"][k].text,
                                                  "intent": p["turns"][k].intent, "part": p["turns"][k].part,
                                                  "replies": [], "valid": [], "first_ok": False, "ok": False,
@@ -132,7 +130,7 @@ def _play(model, tokenizer, plays: list[dict], *, batch_size: int, max_new_token
                     first = judge(turn.check, action, p["root"]) if step == 0 else None
                     closing = None
                     if action is not None and action.action == "MSG":
-                        shown = shown_numbers(p["requests"], p.get("all_outputs", []), p["outputs"])
+                        shown = shown_numbers(p["requests"], p["all_outputs"], p["outputs"])
                         # a MSG-only turn's message is judged by its check (above); its numbers by what that names
                         closing = closing_verdict(action.message, turn.final or turn.check, p["root"], shown, action,
                                                   judge_check=turn.final is not None)  # fmt: skip
@@ -156,11 +154,11 @@ def _play(model, tokenizer, plays: list[dict], *, batch_size: int, max_new_token
                         record["ok"] = record["first_ok"] and closing.ok
                         record["final_reason"] = closing.reason
                         continue
-                    p["step_index"] = p.get("step_index", 0) + 1
-                    observation, p["root"] = apply_action(action, p["root"], state_dir / f"{p['key']}-{p['step_index']}")
+                    p["steps"] += 1
+                    observation, p["root"] = apply_action(action, p["root"], state_dir / f"{p['key']}-{p['steps']}")
                     p["names"] = live_paths(p["root"])
                     p["outputs"].append(observation)
-                    p["all_outputs"] = p.get("all_outputs", []) + [observation]
+                    p["all_outputs"].append(observation)
                     p["chat"] = p["chat"] + [{"role": "tool", "name": action.action, "content": observation}]
                     still.append(p)
                 acting = still
@@ -169,17 +167,14 @@ def _play(model, tokenizer, plays: list[dict], *, batch_size: int, max_new_token
 
 
 def _in_a_row_and_alone(model, tokenizer, sessions: dict[str, Session], state_dir: Path, *, alone: bool,
-                        cache_dir: str | Path, **play) -> list[dict]:  # fmt: skip
-    system = [{"role": "system", "content": RUSTY_SYSTEM_PROMPT}]
-    starts = {sid: expected_roots(sid, s.fixture, [t.reference for t in s.turns], cache_dir) for sid, s in sessions.items()}
-    in_a_row = [{"key": sid, "chat": list(system), "root": starts[sid][0][1], "turns": list(s.turns), "records": [],
-                 "names": workspace_paths(s.fixture)} for sid, s in sessions.items()]  # fmt: skip
+                        **play) -> list[dict]:  # fmt: skip
+    in_a_row = [_new_play(sid, s.states[0][1], list(s.turns), workspace_paths(s.states[0][0]))
+                for sid, s in sessions.items()]  # fmt: skip
     _play(model, tokenizer, in_a_row, state_dir=state_dir, **play)
     samples = [{"session": p["key"], **r} for p in in_a_row for r in p["records"]]
     if alone:
-        single = [{"key": f"{sid}-alone{k}", "chat": list(system), "root": root, "turns": [turn], "records": [],
-                   "names": workspace_paths(fx)}
-                  for sid, s in sessions.items() for k, (turn, (fx, root)) in enumerate(zip(s.turns, starts[sid]))]  # fmt: skip
+        single = [_new_play(f"{sid}-alone{k}", root, [turn], workspace_paths(fx))
+                  for sid, s in sessions.items() for k, (turn, (fx, root)) in enumerate(zip(s.turns, s.states))]  # fmt: skip
         _play(model, tokenizer, single, state_dir=state_dir, **play)
         for sample, p in zip(samples, single):
             sample["alone_ok"] = p["records"][0]["ok"]
@@ -200,7 +195,7 @@ def evaluate_conversations(model: PreTrainedModel, tokenizer: PreTrainedTokenize
     # each call plays in folders of its own: the checks cache a command's result per (folder, command)
     state_dir = Path(tempfile.mkdtemp(prefix="played-", dir=Path(cache_dir) / "conversations"))
     try:
-        samples = _in_a_row_and_alone(model, tokenizer, sessions, state_dir, alone=alone, cache_dir=cache_dir,
+        samples = _in_a_row_and_alone(model, tokenizer, sessions, state_dir, alone=alone,
                                       batch_size=batch_size, max_new_tokens=max_new_tokens, max_steps=max_steps,
                                       workers=workers, copy=copy)  # fmt: skip
     finally:

@@ -163,10 +163,10 @@ class ProtocolLogitsProcessor(LogitsProcessor):
         message = text[value:].decode("utf-8", "ignore").replace("\\n", " ").replace("\\t", " ").lower()
         words = message.split()
         partial = "" if not message or message[-1].isspace() else (words.pop() if words else "")
-        if len(words) < PHRASE_WORDS - 1:
+        width = PHRASE_WORDS - 1  # the words before a phrase's last
+        if len(words) < width:
             return []
-        context = tuple(words[len(words) - PHRASE_WORDS + 1 :])
-        width = PHRASE_WORDS - 1
+        context = tuple(words[len(words) - width :])
         after = Counter(words[j + width] for j in range(len(words) - width) if tuple(words[j : j + width]) == context)
         banned: set[int] = set()
         for word, count in after.items():

@@ -148,11 +148,16 @@ def rust_fixture(pool: ValuePool) -> Fixture:
     return Fixture("rust", ((subjects[0], files1), (subjects[1], files2)), dirty, facts)
 
 
-def workspace_paths(fixture: Fixture) -> list[str]:
-    """The fixture's files and folders as a listing shows them (dotfiles left out)."""
-    files = [p for p in fixture.tree_files() if not any(part.startswith(".") for part in p.split("/"))]
+def listed_paths(paths) -> list[str]:
+    """Files and their folders as a listing shows them: dotfiles and ``__pycache__`` left out."""
+    files = [p for p in paths if not any(part.startswith(".") or part == "__pycache__" for part in p.split("/"))]
     folders = {"/".join(p.split("/")[:i]) for p in files for i in range(1, p.count("/") + 1)}
     return sorted(set(files) | folders)
+
+
+def workspace_paths(fixture: Fixture) -> list[str]:
+    """The fixture's files and folders as a listing shows them (dotfiles left out)."""
+    return listed_paths(fixture.tree_files())
 
 
 def _git(root: Path, *args: str, date: str | None = None) -> None:

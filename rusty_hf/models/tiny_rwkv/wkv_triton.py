@@ -348,6 +348,17 @@ def _mask_arg(mask: torch.Tensor | None, placeholder: torch.Tensor) -> torch.Ten
     return mask.to(torch.int8).contiguous() if mask is not None else placeholder
 
 
+def _plan(B: int, T: int, C: int, mask: torch.Tensor | None, device: torch.device) -> tuple[int, int, tuple, dict]:
+    """(steps per chunk, chunks, grid, launch options) of one forward or backward call."""
+    length = chunk_length(B, T, C, device)
+    chunks = triton.cdiv(T, length)
+    block, warps = _launch(B * chunks, C, device)
+    # enable_fp_fusion: FMA contraction, one rounding instead of two; spelled out because Triton 3.9
+    # warns when it is left to a default that 3.10 changes.
+    options = dict(HAS_MASK=mask is not None, BLOCK_C=block, num_warps=warps, enable_fp_fusion=True)
+    return length, chunks, (B, triton.cdiv(C, block), chunks), options
+
+
 def wkv_triton_forward(
     w: torch.Tensor, u: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     a0: torch.Tensor, b0: torch.Tensor, p0: torch.Tensor, mask: torch.Tensor | None, save_states: bool,
@@ -361,24 +372,17 @@ def wkv_triton_forward(
     saved = tuple(torch.empty((B, T, C) if save_states else (0,), **f32) for _ in range(3))
     if T == 0:  # the kernels read step 0 before their loop: nothing to read, the state passes through
         return (y, *(s.float().clone() for s in (a0, b0, p0)), *saved)
-    length = chunk_length(B, T, C, k.device)
-    chunks = triton.cdiv(T, length)
+    length, chunks, grid, options = _plan(B, T, C, mask, k.device)
     ends = tuple(torch.empty(chunks, B, C, **f32) for _ in range(3))  # each chunk's end state
     w, u, mask_arg = w.float().contiguous(), u.float().contiguous(), _mask_arg(mask, k)
-    start = tuple(s.float().contiguous() for s in (a0, b0, p0))
-    block, warps = _launch(B * chunks, C, k.device)
-    grid = (B, triton.cdiv(C, block), chunks)
-    # enable_fp_fusion: FMA contraction, one rounding instead of two; spelled out because Triton 3.9
-    # warns when it is left to a default that 3.10 changes.
-    options = dict(HAS_MASK=mask is not None, BLOCK_C=block, num_warps=warps, enable_fp_fusion=True)
+    start = incoming = tuple(s.float().contiguous() for s in (a0, b0, p0))
     with _on_device(k.device):
         if chunks > 1:
             real = torch.empty(chunks, B, C, **f32) if mask is not None else y
             _wkv_forward_kernel[grid](w, u, k, v, mask_arg, *start, y, *ends, y, y, y, real, B, T, C, length,
                                       SAVE_STATES=False, LOCAL=True, **options)
             start = tuple(torch.empty(chunks, B, C, **f32) for _ in range(3))  # the state entering each chunk
-            _wkv_carry_kernel[grid[:2]](w, *ends, real, a0.float().contiguous(), b0.float().contiguous(),
-                                        p0.float().contiguous(), *start, B, T, C, length, chunks,
+            _wkv_carry_kernel[grid[:2]](w, *ends, real, *incoming, *start, B, T, C, length, chunks,
                                         HAS_S0=True, BACKWARD=False, **options)
         _wkv_forward_kernel[grid](
             w, u, k, v, mask_arg, *start, y, *ends, *(s if save_states else y for s in saved), y,
@@ -400,14 +404,10 @@ def wkv_triton_backward(
     if T == 0:
         zero = torch.zeros(C, device=k.device, dtype=torch.float32)
         return zero, zero.clone(), gk, gv
-    length = chunk_length(B, T, C, k.device)
-    chunks = triton.cdiv(T, length)
+    length, chunks, grid, options = _plan(B, T, C, mask, k.device)
     f32 = dict(device=k.device, dtype=torch.float32)
     gw, gu = (torch.empty(chunks, B, C, **f32) for _ in range(2))  # per (chunk, row) partials
     w, u, gy, mask_arg = w.float().contiguous(), u.float().contiguous(), gy.float().contiguous(), _mask_arg(mask, k)
-    block, warps = _launch(B * chunks, C, k.device)
-    grid = (B, triton.cdiv(C, block), chunks)
-    options = dict(HAS_MASK=mask is not None, BLOCK_C=block, num_warps=warps, enable_fp_fusion=True)
     start = (gw, gw, gw)  # unread without HAS_INIT
     with _on_device(k.device):
         if chunks > 1:

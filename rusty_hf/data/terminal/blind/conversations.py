@@ -68,8 +68,8 @@ class Turn:
 @dataclass(frozen=True)
 class Session:
     id: str
-    fixture: Fixture  # as the session starts
     turns: tuple[Turn, ...]
+    states: tuple[tuple[Fixture, Path], ...]  # before each turn: the fixture and its folder (`expected_roots`)
 
 
 def _action(raw: dict) -> Action:
@@ -167,7 +167,7 @@ def load_conversations(cache_dir: str | os.PathLike, path: Path = CONVERSATIONS_
                  build_check(fx, turn["final"]) if turn.get("final") else None)
             for turn, (fx, _) in zip(raw["turns"], states)
         )  # fmt: skip
-        sessions[raw["id"]] = Session(raw["id"], start, turns)
+        sessions[raw["id"]] = Session(raw["id"], turns, tuple(states))
     return sessions
 
 
