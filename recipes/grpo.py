@@ -23,7 +23,7 @@ from rusty_hf.tokenizer import load_tokenizer
 from rusty_hf.trainers import CurriculumGRPOTrainer, add_rl_callbacks
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.run import train_and_finish
-from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset, check_rl_arguments
+from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset, check_rl_arguments, served_rollouts
 from rusty_hf.errors import run_recipe
 
 
@@ -52,6 +52,7 @@ def main(script_args: RLScriptArguments, training_args: GRPOConfig, model_args: 
         processing_class=tokenizer,
         peft_config=get_peft_config(model_args),
         environment_factory=environment,
+        rollout_func=served_rollouts(script_args, train_dataset),  # terminal prompts decoded as served
     )
     add_rl_callbacks(trainer, script_args)  # early stopping, adaptive KL, curriculum, CSV log, plot
     train_and_finish(trainer, script_args, training_args, model_args)  # + model card, push_to_hub

@@ -30,7 +30,7 @@ from rusty_hf.trainers.ppo import PPOTrainer, add_value_head
 from rusty_hf.trainers.ppo_config import PPOConfig
 from rusty_hf.training import load_or_create_model
 from rusty_hf.training.run import train_and_finish
-from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset, check_rl_arguments
+from rusty_hf.training.rl_setup import build_reward_funcs, build_task_dataset, check_rl_arguments, served_rollouts
 from rusty_hf.errors import run_recipe
 
 
@@ -51,6 +51,7 @@ def main(script_args: RLScriptArguments, training_args: PPOConfig, model_args: M
         train_dataset=train_dataset,
         processing_class=tokenizer,
         peft_config=get_peft_config(model_args),
+        rollout_func=served_rollouts(script_args, train_dataset),  # terminal prompts decoded as served
     )
     add_rl_callbacks(trainer, script_args)  # early stopping, adaptive KL, curriculum, CSV log, plot
     train_and_finish(trainer, script_args, training_args, model_args)  # value head saved with the weights

@@ -144,7 +144,7 @@ _TRL_OLD_CHECKPOINTING_CALLS = (
 
 # TRL marks `environment_factory` experimental on every trainer built with it; the multi-turn GRPO
 # recipe (`environment: coding`) uses it on purpose, and its README says the API is TRL's.
-_TRL_EXPERIMENTAL_ENVIRONMENT = r"You are using 'environment_factory', which is an experimental feature"
+_TRL_EXPERIMENTAL_ENVIRONMENT = r"You are using '(environment_factory|rollout_func)', which is an experimental feature"
 
 # bitsandbytes >= 0.50 on CPUs with AVX-512 BF16 tries to fetch a faster 4-bit GEMM from the Hub
 # (`kernels-community/quantization-bitsandbytes`) when it is imported, and logs a warning when the

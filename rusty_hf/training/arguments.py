@@ -204,6 +204,12 @@ class RLScriptArguments(RustyScriptArguments, RLCallbacksConfig):
         default=None,
         metadata={"help": "Multi-turn environment for GRPO's environment_factory: 'coding' (rusty_hf.agent.env.CodingEnv)."},
     )
+    served_decoding: bool = field(
+        default=True,
+        metadata={"help": "GRPO/PPO: sample the terminal prompts (num_terminal) as rusty-terminal decodes a reply (the "
+                  "action grammar, the copy bias, the repeat bound; rusty_hf.trainers.served_rollouts), the tasks as "
+                  "TRL samples them; false: TRL's sampling for every prompt."},
+    )
 
     def __post_init__(self):
         RustyScriptArguments.__post_init__(self)

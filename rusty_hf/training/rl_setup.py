@@ -5,6 +5,7 @@
     dataset = build_task_dataset(script_args)          # prompt (chat), tests, language, difficulty, ...; num_terminal
                                                        # adds terminal requests (check, fixture columns)
     reward_funcs = build_reward_funcs(script_args)      # guarded: a raising reward never stops training
+    rollout_func = served_rollouts(script_args, dataset)  # GRPO/PPO: terminal prompts sampled as served
 
 The prompts carry the Rusty persona (`RUSTY_SYSTEM_PROMPT`), the same system message the SFT data
 uses, so the policy starts RL already speaking the JSON action protocol.
@@ -73,6 +74,16 @@ def terminal_dataset(script_args: RLScriptArguments, task_features: datasets.Fea
         raise RuntimeError(f"terminal RL rows lack the task columns {missing}: update rl_setup.terminal_dataset")
     features = datasets.Features({**task_features, **{c: datasets.Value("string") for c in TERMINAL_COLUMNS}})
     return datasets.Dataset.from_list([{k: r[k] for k in features} for r in rows]).cast(features)
+
+
+def served_rollouts(script_args: RLScriptArguments, dataset: datasets.Dataset):
+    """TRL's ``rollout_func`` that samples the terminal prompts as they are served (`ServedRollouts`), or None:
+    with ``served_decoding`` off, without terminal prompts, or with an environment (whose tool loop samples)."""
+    if not (script_args.served_decoding and getattr(script_args, "num_terminal", 0)) or script_args.environment:
+        return None
+    from rusty_hf.trainers.served_rollouts import ServedRollouts
+
+    return ServedRollouts(dataset, script_args.terminal_cache_dir)
 
 
 def check_rl_arguments(script_args: RLScriptArguments, training_args: object, multi_turn_ok: bool = True,
