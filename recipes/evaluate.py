@@ -9,6 +9,7 @@ protocol validity) or on the held-out terminal requests (``--suite terminal``).
     python recipes/evaluate.py --suite terminal --terminal_split dev --model_name_or_path outputs/tiny-grpo
     python recipes/evaluate.py --suite terminal --terminal_split blind --model_name_or_path outputs/tiny-grpo
     python recipes/evaluate.py --suite terminal --terminal_split conversations --model_name_or_path outputs/tiny-grpo
+    python recipes/evaluate.py --suite terminal --decoder plain --model_name_or_path outputs/tiny-grpo --update_model_card
 
 ``--suite terminal`` plays every held-out terminal request as rusty-terminal would (greedy, constrained,
 copy bias; `rusty_hf.evaluation.terminal`), judges each action by executing it on a fresh copy of the
@@ -22,7 +23,10 @@ phrasings; catalogue intents, and requests outside the catalogue apart) to ``<mo
 measured, never tuned on. ``--terminal_split conversations`` plays the conversation suite (sessions of 5-8 requests
 in a row on one work dir, written blind; `rusty_hf.evaluation.conversations`) to
 ``<model>/terminal_conversations_eval.json``: each turn done right in a row and alone, and the replies that repeat
-a phrase more than three times.
+a phrase more than three times. With ``--update_model_card`` the blind and conversation reports join the card
+beside the held-out one. ``--decoder plain`` decodes with transformers' ``generate`` alone (no rusty_hf processor:
+what a user without rusty_hf gets) into ``<model>/terminal[_<split>]_plain_eval.json``; the card shows the
+held-out one beside the served numbers.
 
 Samples n completions per held-out task with the chat template, runs each against the task's tests in
 the sandbox (rustc for Rust; without rustc, Rust is skipped with the reason), and computes the numbers
@@ -75,6 +79,12 @@ class EvalArguments:
         default="outputs/terminal_fixtures", metadata={"help": "--suite terminal: where the fixture repositories are built."}
     )
     copy_bias: bool = field(default=True, metadata={"help": "--suite terminal: decode with the copy bias, as rusty-terminal does."})
+    decoder: str = field(
+        default="served",
+        metadata={"help": "--suite terminal: served (rusty-terminal's decoder: constrained to the protocol, the copy bias, the "
+                  "repeat bound) or plain (transformers' generate alone, greedy: what a user without rusty_hf gets; the "
+                  "report goes to <model>/terminal[_<split>]_plain_eval.json)."},
+    )
     terminal_split: str = field(
         default="heldout",
         metadata={"help": "--suite terminal: heldout (the reported split), dev (training phrasings on unused fixtures: "
@@ -129,9 +139,11 @@ class EvalArguments:
         if self.terminal_split == "dev" and (self.update_model_card or self.push_to_hub):
             raise ValueError("--terminal_split dev is for tuning: the model card reports the held-out split only; "
                              "drop --update_model_card / --push_to_hub")
-        if self.terminal_split in ("blind", "conversations") and (self.update_model_card or self.push_to_hub):
-            raise ValueError(f"--terminal_split {self.terminal_split} writes <model>/terminal_{self.terminal_split}_eval.json; "
-                             f"the model card does not show the {self.terminal_split} suite yet: drop --update_model_card / --push_to_hub")
+        if self.decoder not in ("served", "plain"):
+            raise ValueError(f"decoder must be 'served' or 'plain', got {self.decoder!r}")
+        if self.decoder == "plain" and self.terminal_split != "heldout" and (self.update_model_card or self.push_to_hub):
+            raise ValueError(f"the model card shows plain decoding on the held-out split only; --terminal_split "
+                             f"{self.terminal_split} --decoder plain writes its report beside the model: drop --update_model_card / --push_to_hub")
         if self.split not in ("train", "test"):
             raise ValueError(f"split must be 'train' or 'test', got {self.split!r}")
 
@@ -141,6 +153,8 @@ def default_output_file(args: EvalArguments) -> Path:
     if args.suite == "terminal":
         name = {"dev": "terminal_dev_eval.json", "blind": "terminal_blind_eval.json",
                 "conversations": "terminal_conversations_eval.json"}.get(args.terminal_split, "terminal_eval.json")
+        if args.decoder == "plain":
+            name = name.replace("_eval.json", "_plain_eval.json")
     folder = Path(args.model_name_or_path)
     return folder / name if folder.is_dir() else Path(name)
 
@@ -198,12 +212,13 @@ def terminal_report(args: EvalArguments, model, tokenizer, baseline: dict | None
             raise UserError("--compare_to compares held-out, dev or blind reports; the conversation report carries its "
                             "own paired difference (in a row against alone). Fix: drop --compare_to")
         report = evaluate_conversations(model, tokenizer, args.terminal_cache_dir, batch_size=args.batch_size * 4,
-                                        copy=args.copy_bias)
+                                        copy=args.copy_bias, constrained=args.decoder == "served")
         report["settings"] |= {"model": args.model_name_or_path}
         print(format_conversation_table(report))
         return report
     report = evaluate_terminal(model, tokenizer, args.terminal_cache_dir, seed=args.seed, copy=args.copy_bias,
-                               batch_size=args.batch_size * 4, split=args.terminal_split)  # fmt: skip
+                               batch_size=args.batch_size * 4, split=args.terminal_split,
+                               constrained=args.decoder == "served")  # fmt: skip
     report["settings"] |= {"model": args.model_name_or_path}
     print(format_terminal_table(report))
     if baseline is not None:

@@ -52,9 +52,17 @@ stage 5/8 "held-out coding reward before vs after GRPO (same prompts, seed and s
 python3 recipes/reward_gain.py --before "$OUT_DIR/tiny-sft" --after "$OUT_DIR/tiny-grpo" \
     --reward_funcs execution protocol --num_samples 4 --temperature 0.7 --update_model_card
 
-stage 6/8 "held-out terminal requests, GRPO model, paired with the SFT model's (into the model card)"
+stage 6/8 "terminal requests, GRPO model: held-out (paired with the SFT model's; and by transformers alone), blind, conversations (into the model card)"
 python3 recipes/evaluate.py --suite terminal --model_name_or_path "$OUT_DIR/tiny-grpo" --terminal_cache_dir "$FIXTURES" \
     --compare_to "$OUT_DIR/tiny-sft/terminal_eval.json" --update_model_card
+# The numbers above need rusty_hf's decoder; these are what transformers' generate gives alone.
+python3 recipes/evaluate.py --suite terminal --decoder plain --model_name_or_path "$OUT_DIR/tiny-grpo" \
+    --terminal_cache_dir "$FIXTURES" --update_model_card
+# Written blind to the training phrasings: measured, never tuned on (issue 37).
+for split in blind conversations; do
+    python3 recipes/evaluate.py --suite terminal --terminal_split "$split" --model_name_or_path "$OUT_DIR/tiny-grpo" \
+        --terminal_cache_dir "$FIXTURES" --update_model_card
+done
 
 stage 7/8 "pass@k and protocol validity on the held-out tasks (into the model card)"
 python3 recipes/evaluate.py --model_name_or_path "$OUT_DIR/tiny-grpo" --num_samples 2 --k 1 2 \
@@ -68,7 +76,8 @@ python3 recipes/tiny/floors.py --out_dir "$OUT_DIR" --seconds "$((SECONDS - STAR
 printf '\n==> done in %ds\n' "$((SECONDS - START))"
 cat <<NEXT
 The folder $OUT_DIR/tiny-grpo is Hub-ready: weights, remote code, tokenizer, model card (README.md),
-rl_training.log (CSV), training_curves.png, reward_gain.json, terminal_eval.json, eval_results.json, floors.json.
+rl_training.log (CSV), training_curves.png, reward_gain.json, terminal_eval.json (and its plain, blind and
+conversation siblings), eval_results.json, floors.json.
 
 Next steps:
   rusty-terminal --model $OUT_DIR/tiny-grpo --workdir /tmp/rusty-work        # the terminal agent (:dry, :q)

@@ -62,6 +62,8 @@ def build_dataset(script_args: RustyScriptArguments, training_args: SFTConfig, t
         num_terminal=script_args.num_terminal,
         terminal_multi_turn_share=script_args.terminal_multi_turn_share,
         terminal_closing_share=script_args.terminal_closing_share,
+        terminal_session_share=script_args.terminal_session_share,
+        terminal_closing_states_output=script_args.terminal_closing_states_output,
         terminal_cache_dir=script_args.terminal_cache_dir,
     )
 

@@ -167,3 +167,19 @@ def test_eval_arguments_name_the_fix_for_impossible_settings():
         EvalArguments(num_samples=4, temperature=0.0)
     with pytest.raises(ValueError, match="unknown language"):
         EvalArguments(languages=["go"])
+
+
+def test_the_plain_decoder_writes_its_own_report_and_only_the_held_out_one_reaches_the_card(tmp_path):
+    from recipes.evaluate import EvalArguments, default_output_file
+
+    with pytest.raises(ValueError, match="served' or 'plain'"):
+        EvalArguments(suite="terminal", decoder="beam")
+    names = {split: default_output_file(EvalArguments(suite="terminal", decoder="plain", terminal_split=split,
+                                                      model_name_or_path=str(tmp_path))).name
+             for split in ("heldout", "blind", "conversations")}  # fmt: skip
+    assert names == {"heldout": "terminal_plain_eval.json", "blind": "terminal_blind_plain_eval.json",
+                     "conversations": "terminal_conversations_plain_eval.json"}
+    assert default_output_file(EvalArguments(suite="terminal", model_name_or_path=str(tmp_path))).name == "terminal_eval.json"
+    with pytest.raises(ValueError, match="held-out split only"):
+        EvalArguments(suite="terminal", decoder="plain", terminal_split="blind", update_model_card=True)
+    EvalArguments(suite="terminal", terminal_split="blind", update_model_card=True)  # the served blind report joins the card

@@ -134,3 +134,46 @@ def test_reports_of_replaced_weights_are_dropped(folder, capsys):
     drop_stale_reports(folder)
     assert not any((folder / name).exists() for name in EVALUATIONS)
     assert "measured the weights this run replaced" in capsys.readouterr().out
+
+
+def _terminal_report(parts: dict[str, list[bool]], constrained: bool = True) -> dict:
+    """A terminal report as `evaluate_terminal` writes it, from (part -> first-action verdicts)."""
+    from rusty_hf.evaluation.terminal import summarize
+
+    records = [{"intent": "list_root", "part": part, "multi_turn": False, "first_ok": ok, "episode_ok": ok,
+                "action_type_ok": True, "valid": [True]} for part, oks in parts.items() for ok in oks]  # fmt: skip
+    settings = {"suite": "terminal", "split": "x", "requests": len(records), "seed": 0, "decoding": "greedy",
+                "temperature": 0.0, "constrained": constrained, "copy_bias": constrained, "max_new_tokens": 96, "max_steps": 3}
+    return {"settings": settings, **summarize(records), "samples": records}
+
+
+def test_the_card_shows_the_blind_and_conversation_suites_and_the_plain_decoder_beside_the_held_out_split(folder):
+    """Issue 37: the blind and conversation suites are reported beside the held-out split, and the card says which
+    numbers need rusty_hf's decoder, with transformers' own decoding beside them."""
+    from rusty_hf.evaluation.conversations import summarize_conversations
+
+    heldout = {"seen_values": [True, True, False], "new_values": [True, False], "new_intents": [False]}
+    (folder / "terminal_eval.json").write_text(json.dumps(_terminal_report(heldout)))
+    (folder / "terminal_plain_eval.json").write_text(json.dumps(_terminal_report(
+        {"seen_values": [True, False, False], "new_values": [False, False], "new_intents": [False]}, constrained=False)))
+    (folder / "terminal_blind_eval.json").write_text(json.dumps(_terminal_report(
+        {"catalogue": [True, False, True, True], "outside": [False, True]})))
+    turns = [{"session": "c01", "turn": k, "part": "catalogue", "ok": ok, "first_ok": ok, "alone_ok": True,
+              "alone_first_ok": True, "repeats": 1, "valid": [True]} for k, ok in enumerate([True, False, False, True])]
+    report = {"settings": {"suite": "terminal", "sessions": 1, "turns": 4, "decoding": "greedy", "constrained": True,
+                           "copy_bias": True}, **summarize_conversations(turns), "samples": turns}  # fmt: skip
+    (folder / "terminal_conversations_eval.json").write_text(json.dumps(report))
+    card = write_model_card(folder)
+    text = card.text
+    order = [text.index(title) for title in ("Held-out terminal requests", "plain transformers decoding",
+                                             "Blind terminal requests", "Terminal conversations")]
+    assert order == sorted(order)
+    assert "need rusty_hf's decoder" in text and "plain transformers `generate`" in text
+    assert "0.667" in text and "0.333" in text  # seen values: served 2 of 3, plain 1 of 3
+    results = {(r.dataset_name, r.metric_type): r.metric_value for r in card.data.eval_results}
+    assert results[("Rusty terminal requests, blind (catalogue)", "first_action_success")] == 0.75
+    assert results[("Rusty terminal requests, held-out, plain decoding (seen_values)", "first_action_success")] == pytest.approx(1 / 3)
+    assert results[("Rusty terminal conversations", "done_right")] == 0.5
+    assert results[("Rusty terminal conversations", "done_right_alone")] == 1.0
+    loaded = ModelCard.load(folder / "README.md")  # the metadata round-trips through the Hub's own parser
+    assert len(loaded.data.eval_results) == len(card.data.eval_results)

@@ -8,7 +8,16 @@ import pytest
 from rusty_hf.data.dialogs import synthetic_dialogs
 from rusty_hf.data.sft_data import task_dialogs
 from rusty_hf.data.terminal.checks import Check, judge
-from rusty_hf.data.terminal.dataset import CLOSING_INTENTS, PARTS, heldout_requests, sft_messages, training_requests
+from rusty_hf.data.terminal.dataset import (
+    CLOSING_INTENTS,
+    PARTS,
+    WRITE_INTENTS,
+    heldout_requests,
+    session_messages,
+    sft_messages,
+    training_requests,
+    training_sessions,
+)
 from rusty_hf.data.terminal.fixtures import materialize
 from rusty_hf.data.terminal.catalog import all_intents
 from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS
@@ -76,6 +85,7 @@ def test_no_heldout_phrasing_or_value_reaches_training_data(training, heldout, f
     requests with their actions and command outputs, synthetic dialogs, tasks), and no held-out word
     appears in any terminal training text at all."""
     terminal = [m["content"] for r in training[:800] for m in sft_messages(r, fixture_cache if r.multi_turn else None)]
+    terminal += [m["content"] for s in training_sessions(30, seed=0) for m in session_messages(s, fixture_cache)]
     others = [m["content"] for d in synthetic_dialogs(2048, seed=0) + task_dialogs(("python", "rust")) for m in d]
     said = {_bare(t) for t in terminal + others}
     fixed = {_bare(t) for i in all_intents().values() for t in i.templates("test") if "{" not in t}
@@ -199,6 +209,13 @@ def test_the_closing_message_states_the_status():
     assert closing_message("[exit code 0, no output]") == "Done."
     assert closing_message("wrote notes.txt (12 chars)") == "Done."
     assert closing_message("FAILED (failures=1)\n[exit code 1]") == "Failed: exit code 1."
+    # states_output: a short output is stated, whole; a long one, an EDIT and a failure keep the status
+    assert closing_message("a.py\nb.py\n[exit code 0]", states_output=True) == "It shows: a.py, b.py."
+    assert closing_message("# Title.\n[exit code 0]", states_output=True) == "It shows: # Title."
+    assert closing_message("x\n" * 11 + "[exit code 0]", states_output=True) == "Done."
+    assert closing_message("wrote notes.txt (12 chars)", states_output=True) == "Done."
+    assert closing_message("[exit code 0, no output]", states_output=True) == "Done."
+    assert closing_message("FAILED (failures=1)\n[exit code 1]", states_output=True) == "Failed: exit code 1."
     assert closing_message("...\n[timed out]") == "Timed out."
     # a line that only looks like a status inside the output is not the status
     assert closing_message("[exit code 3]\nmore output\n[exit code 0]") == "Done."
@@ -228,3 +245,30 @@ def test_no_training_phrasing_holds_a_heldout_pool_word():
     held-out pool word ("great job" would teach 'job', a word of held-out values)."""
     words = {(t, pool_word(w)) for i in all_intents().values() for t in i.templates("train") for w in words_of(t)}
     assert not [t for t, w in words if w is not None and word_split(w) == "test"]
+
+
+def test_sessions_are_requests_in_a_row_on_one_work_dir(fixture_cache):
+    """2-4 training requests on one fixture; each turn but the last answered to its closing MSG; only the last
+    may change the work dir, so every earlier reference and stated fact holds on the fixture as built."""
+    sessions = training_sessions(200, seed=1)
+    assert {len(s) for s in sessions} == {2, 3, 4}
+    catalogue = all_intents()
+    for session in sessions:
+        assert len({r.fixture.key for r in session}) == 1 and session[0].fixture.kind == "python"
+        assert all(r.part == "train" and r.intent not in HELD_OUT_INTENTS for r in session)
+        assert not any(r.intent in WRITE_INTENTS for r in session[:-1])
+        for r in session[:-1]:
+            answered = r.multi_turn or r.closing or r.case.actions[0]["action"] == "MSG"
+            assert answered and catalogue[r.intent].fixture == "python", r.intent
+    assert any(s[-1].intent in WRITE_INTENTS for s in sessions)
+    session = next(s for s in sessions if len(s) == 4 and any(r.closing for r in s))
+    messages = session_messages(session, fixture_cache)
+    assert [m["role"] for m in messages].count("system") == 1
+    users = [i for i, m in enumerate(messages) if m["role"] == "user"]
+    assert [messages[i]["content"] for i in users] == [r.text for r in session]
+    for before_next in users[1:]:  # every request follows a finished answer
+        assert messages[before_next - 1]["role"] == "assistant"
+        assert json.loads(messages[before_next - 1]["content"])["action"] == "MSG"
+    alone = [sft_messages(r, fixture_cache)[1:] for r in session]
+    assert messages[1:] == [m for turn in alone for m in turn]
+    assert training_sessions(5, seed=1) == sessions[:5]  # seeded

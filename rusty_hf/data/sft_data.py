@@ -60,22 +60,27 @@ def task_dialogs(
 
 
 def terminal_dialogs(n: int, seed: int = 0, multi_turn_share: float = 0.2, cache_dir: str | Path = "outputs/terminal_fixtures",
-                     workers: int = 2, closing_share: float = 0.0) -> list[list[Message]]:  # fmt: skip
+                     workers: int = 2, closing_share: float = 0.0, session_share: float = 0.0,
+                     closing_states_output: bool = False) -> list[list[Message]]:  # fmt: skip
     """``n`` training-split terminal requests as dialogs; multi-turn ones (and ``closing_share`` of the
-    single-turn actions, which end with a closing MSG) carry the real command output.
+    single-turn actions, which end with a closing MSG) carry the real command output. ``session_share`` x ``n``
+    sessions (`training_sessions`: 2-4 requests in a row on one work dir) come beside them. ``closing_states_output``:
+    a closing MSG states a short output instead of "Done." (`closing_message`).
 
     The outputs are sandbox runs of the reference commands on the materialized fixtures (cached per
     fixture and command), ``workers`` at a time.
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from rusty_hf.data.terminal.dataset import sft_messages, training_requests
+    from rusty_hf.data.terminal.dataset import session_messages, sft_messages, training_requests, training_sessions
 
-    if multi_turn_share or closing_share:  # commands will run in the sandbox: without bubblewrap, one line now
+    if multi_turn_share or closing_share or session_share:  # commands will run in the sandbox: without bubblewrap, one line now
         require_isolation()
     requests = training_requests(n, seed=seed, multi_turn_share=multi_turn_share, closing_share=closing_share)
+    sessions = training_sessions(round(n * session_share), seed=seed) if session_share else []
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(lambda r: sft_messages(r, cache_dir), requests))
+        rows = list(pool.map(lambda r: sft_messages(r, cache_dir, closing_states_output), requests))
+        return rows + list(pool.map(lambda s: session_messages(s, cache_dir, closing_states_output), sessions))
 
 
 def build_sft_dataset(
@@ -88,6 +93,8 @@ def build_sft_dataset(
     terminal_multi_turn_share: float = 0.2,
     terminal_cache_dir: str | Path = "outputs/terminal_fixtures",
     terminal_closing_share: float = 0.0,
+    terminal_session_share: float = 0.0,
+    terminal_closing_states_output: bool = False,
 ) -> datasets.Dataset:
     """The shuffled SFT mix: synthetic dialogs, terminal requests, and every training task ``task_repeats`` times.
 
@@ -99,7 +106,8 @@ def build_sft_dataset(
     rows = synthetic_dialogs(num_dialogs, seed=seed)
     if num_terminal:
         rows += terminal_dialogs(num_terminal, seed, terminal_multi_turn_share, terminal_cache_dir,
-                                 closing_share=terminal_closing_share)
+                                 closing_share=terminal_closing_share, session_share=terminal_session_share,
+                                 closing_states_output=terminal_closing_states_output)
     if task_repeats:
         rows += task_dialogs(task_languages, root=tasks_root) * task_repeats
     random.Random(seed).shuffle(rows)

@@ -100,7 +100,7 @@ def _new_play(key: str, root: Path, turns: list, names: list[str]) -> dict:
 
 
 def _play(model, tokenizer, plays: list[dict], *, batch_size: int, max_new_tokens: int, max_steps: int,
-          workers: int, copy: bool, state_dir: Path) -> None:  # fmt: skip
+          workers: int, copy: bool, constrained: bool = True, state_dir: Path) -> None:  # fmt: skip
     """Run every play (a chat, a work dir, its turns) turn by turn, in lockstep so replies batch.
 
     A play is `_new_play`'s; each turn appends one record."""
@@ -119,7 +119,7 @@ def _play(model, tokenizer, plays: list[dict], *, batch_size: int, max_new_token
                 if not acting:
                     break
                 replies = generate_replies(model, tokenizer, [p["chat"] for p in acting], batch_size=batch_size,
-                                           max_new_tokens=max_new_tokens, copy=copy,
+                                           max_new_tokens=max_new_tokens, copy=copy, constrained=constrained,
                                            workspace_names=[p["names"] for p in acting],
                                            workspace_roots=[p["root"] for p in acting])  # fmt: skip
                 actions = [_parse(text) for text in replies]
@@ -185,8 +185,9 @@ def _in_a_row_and_alone(model, tokenizer, sessions: dict[str, Session], state_di
 def evaluate_conversations(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, cache_dir: str | Path, *,
                            batch_size: int = 16, max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
                            max_steps: int = MAX_STEPS, workers: int = 2, alone: bool = True, copy: bool = True,
-                           sessions: dict[str, Session] | None = None) -> dict:  # fmt: skip
-    """The conversation suite in a row (and each turn alone): rates per part, the paired difference, samples."""
+                           constrained: bool = True, sessions: dict[str, Session] | None = None) -> dict:  # fmt: skip
+    """The conversation suite in a row (and each turn alone): rates per part, the paired difference, samples.
+    ``constrained`` False decodes with transformers alone (no processor: neither the grammar nor the copy bias)."""
     require_isolation()
     tokenizer = enable_tool_calling(tokenizer)
     sessions = sessions if sessions is not None else load_conversations(cache_dir)
@@ -197,11 +198,12 @@ def evaluate_conversations(model: PreTrainedModel, tokenizer: PreTrainedTokenize
     try:
         samples = _in_a_row_and_alone(model, tokenizer, sessions, state_dir, alone=alone,
                                       batch_size=batch_size, max_new_tokens=max_new_tokens, max_steps=max_steps,
-                                      workers=workers, copy=copy)  # fmt: skip
+                                      workers=workers, copy=copy, constrained=constrained)  # fmt: skip
     finally:
         shutil.rmtree(state_dir, ignore_errors=True)
     report = {"settings": {"suite": "terminal", "split": f"{CONVERSATIONS_VERSION}: sessions of requests in a row",
-                           "sessions": len(sessions), "turns": len(samples), "decoding": "greedy", "copy_bias": copy,
+                           "sessions": len(sessions), "turns": len(samples), "decoding": "greedy",
+                           "constrained": constrained, "copy_bias": copy and constrained,
                            "max_new_tokens": max_new_tokens, "max_steps": max_steps}}  # fmt: skip
     report.update(summarize_conversations(samples))
     report["samples"] = samples

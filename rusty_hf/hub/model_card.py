@@ -182,11 +182,78 @@ def terminal_evaluation(report: dict) -> CardEvaluation:
     return CardEvaluation("Held-out terminal requests", text, results)
 
 
+def _decoder(settings: dict) -> str:
+    """How a terminal report's replies were decoded, in words: rusty_hf's decoder or transformers' own."""
+    if settings.get("constrained", True):
+        return ("rusty_hf's decoder (`rusty_hf.inference.decoding.reply_processors`: constrained to the protocol"
+                + (", the copy bias" if settings.get("copy_bias") else "") + ", the repeat bound)")
+    return "plain transformers `generate` (no rusty_hf processor)"
+
+
+def _first_action_results(report: dict, name: str, split: str, config: str = "{part}") -> list[EvalResult]:
+    """Model-index rows of a terminal report's first-action success per part; ``config`` names each part's dataset
+    config apart from the held-out block's (the Hub groups rows by dataset type, config and split)."""
+    s = report["settings"]
+    args = {"requests": s["requests"], "decoding": s["decoding"], "constrained": bool(s.get("constrained", True)),
+            "copy_bias": bool(s.get("copy_bias")), "seed": s["seed"]}  # fmt: skip
+    return [EvalResult(task_type="text-generation", dataset_type=TERMINAL_DATASET, dataset_name=f"{name} ({part})",
+                       dataset_config=config.format(part=part), dataset_split=split, metric_type="first_action_success",
+                       metric_name="first action success", metric_value=float(block["first_action_success"]["mean"]), metric_args=args)
+            for part, block in [("all", report["overall"]), *report["parts"].items()]
+            if block["first_action_success"]["mean"] is not None]  # fmt: skip
+
+
+def terminal_plain_evaluation(report: dict) -> CardEvaluation:
+    """The held-out terminal requests decoded by transformers alone (``evaluate.py --suite terminal --decoder plain``):
+    what a user gets from the model without rusty_hf's decoder."""
+    from rusty_hf.evaluation.terminal import format_terminal_table
+
+    text = (format_terminal_table(report) + "\n\nThe same held-out requests as above, decoded by "
+            f"{_decoder(report['settings'])}, greedy: what `model.generate` gives without rusty_hf installed beside "
+            "transformers. The numbers of the block above need rusty_hf's decoder.")
+    return CardEvaluation("Held-out terminal requests, plain transformers decoding", text,
+                          _first_action_results(report, "Rusty terminal requests, held-out, plain decoding", "test", "{part}-plain"))
+
+
+def terminal_blind_evaluation(report: dict) -> CardEvaluation:
+    """The blind suite (``evaluate.py --suite terminal --terminal_split blind``): requests written without sight of the
+    training phrasings, over the catalogue's intents and outside it, measured and never tuned on."""
+    from rusty_hf.evaluation.terminal import format_terminal_table
+
+    text = (format_terminal_table(report) + "\n\nRequests written by someone who saw only the intents' one-line "
+            "descriptions and the fixtures, never the training phrasings or the held-out split (`rusty_hf/data/terminal/"
+            f"blind/`); `outside` holds requests no intent covers. Decoded by {_decoder(report['settings'])}, greedy; "
+            "judged by execution as above. Decoding and data changes are measured here, never tuned on it.")
+    return CardEvaluation("Blind terminal requests", text,
+                          _first_action_results(report, "Rusty terminal requests, blind", "test", "blind-{part}"))
+
+
+def terminal_conversations_evaluation(report: dict) -> CardEvaluation:
+    """The conversation suite (``evaluate.py --suite terminal --terminal_split conversations``)."""
+    from rusty_hf.evaluation.conversations import format_conversation_table
+
+    s = report["settings"]
+    text = (format_conversation_table(report) + f"\n\n{s.get('sessions', '?')} sessions of requests in a row on one "
+            "work dir, written blind. A turn is done right when its first action passes on the work dir as the "
+            "conversation left it and its closing message is true (it states only what the session showed) and repeats "
+            "no three-word phrase more than three times; each turn is also played alone from the reference state. "
+            f"Decoded by {_decoder(s)}, greedy.")
+    args = {"sessions": s.get("sessions"), "turns": s.get("turns"), "decoding": s.get("decoding", "greedy")}
+    results = [EvalResult(task_type="text-generation", dataset_type=TERMINAL_DATASET, dataset_name="Rusty terminal conversations",
+                          dataset_config="conversations", dataset_split="test", metric_type=metric, metric_name=metric.replace("_", " "),
+                          metric_value=float(report["overall"][metric]["mean"]), metric_args=args)
+               for metric in ("done_right", "done_right_alone") if report["overall"].get(metric, {}).get("mean") is not None]  # fmt: skip
+    return CardEvaluation("Terminal conversations", text, results)
+
+
 # Report file in the model folder -> the reader that turns it into a card block, in the card's order.
 EVALUATIONS: dict[str, Callable[[dict], CardEvaluation]] = {
     "reward_gain.json": reward_gain_evaluation,
     "eval_results.json": pass_at_k_evaluation,
     "terminal_eval.json": terminal_evaluation,
+    "terminal_plain_eval.json": terminal_plain_evaluation,
+    "terminal_blind_eval.json": terminal_blind_evaluation,
+    "terminal_conversations_eval.json": terminal_conversations_evaluation,
 }
 
 
@@ -286,5 +353,6 @@ def write_model_card(
 __all__ = [
     "CODE_CORPUS_DATASET", "CardEvaluation", "DEFAULT_TAGS", "DIALOGS_DATASET", "EVALUATIONS", "RecipeFacts",
     "TASKS_DATASET", "TERMINAL_DATASET", "pass_at_k_evaluation", "read_evaluations", "recipe_facts", "reward_gain_evaluation",
-    "terminal_evaluation", "write_model_card",
+    "terminal_blind_evaluation", "terminal_conversations_evaluation", "terminal_evaluation", "terminal_plain_evaluation",
+    "write_model_card",
 ]

@@ -42,6 +42,16 @@ class RustyScriptArguments(ScriptArguments):
         metadata={"help": "SFT: share of the single-turn CMD/EDIT terminal rows that go on with the action's result "
                   "and a closing MSG (\"Done.\"), so the model ends after a result instead of making up a second answer."},
     )
+    terminal_session_share: float = field(
+        default=0.0,
+        metadata={"help": "SFT: sessions of 2-4 terminal requests in a row on one work dir (each answered to its closing "
+                  "MSG before the next), as a share of num_terminal, beside the single requests."},
+    )
+    terminal_closing_states_output: bool = field(
+        default=False,
+        metadata={"help": "SFT: a closing MSG after a command with a short output states it (\"It shows: README.md, "
+                  "app.py.\") instead of \"Done.\" (closing rows and sessions)."},
+    )
     terminal_cache_dir: str = field(
         default="outputs/terminal_fixtures",
         metadata={"help": "Where the terminal fixtures (small git repositories) are built once and reused."},
@@ -102,6 +112,8 @@ class RustyScriptArguments(ScriptArguments):
             raise ValueError(f"terminal_multi_turn_share must be in [0, 1], got {self.terminal_multi_turn_share}")
         if not 0 <= self.terminal_closing_share <= 1:
             raise ValueError(f"terminal_closing_share must be in [0, 1], got {self.terminal_closing_share}")
+        if not 0 <= self.terminal_session_share <= 1:
+            raise ValueError(f"terminal_session_share must be in [0, 1], got {self.terminal_session_share}")
         if self.d_hidden % 32:
             raise ValueError(f"d_hidden must be a multiple of 32 (bitsandbytes 4-bit), got {self.d_hidden}")
 

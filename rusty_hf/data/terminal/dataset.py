@@ -32,7 +32,7 @@ import random
 import re
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rusty_hf.data.terminal.catalog import all_intents
@@ -55,6 +55,12 @@ CLOSING_INTENTS = frozenset({
     "list_root", "list_dir", "show_file", "head_file", "file_details", "search_text", "find_definition",
     "find_todo", "git_diff", "append_line", "replace_text", "create_file", "create_script", "delete_file", "delete_build",
 })  # fmt: skip
+
+
+# Intents that change the work dir: in a training session only the last turn may be one, so every earlier
+# turn's reference (and the fact its MSG states) holds on the fixture as built.
+WRITE_INTENTS = frozenset({"append_line", "replace_text", "create_file", "create_script", "delete_file", "delete_build"})
+SESSION_TURNS = (2, 4)  # requests in a row per training session
 
 
 @dataclass(frozen=True)
@@ -130,6 +136,35 @@ def training_requests(n: int, seed: int = 0, intents: Iterable[str] | None = Non
     return out
 
 
+def training_sessions(n: int, seed: int = 0, intents: Iterable[str] | None = None) -> list[list[Request]]:
+    """``n`` training sessions: 2-4 training requests in a row on one anchor fixture (Python), as a user types
+    them into `rusty-terminal`. A turn that is not the session's last is answered to the end (a MSG-only intent,
+    a multi-turn one, or one of ``CLOSING_INTENTS`` closed by its status), so the next request follows a
+    finished answer; only the last turn may change the work dir (``WRITE_INTENTS``) or stop at its action."""
+    catalogue = all_intents()
+    names = [k for k in (intents or catalogue) if k not in HELD_OUT_INTENTS and catalogue[k].fixture == "python"]
+    answered = [k for k in names if k not in WRITE_INTENTS
+                and (catalogue[k].multi_turn or k in CLOSING_INTENTS or k in _MSG_INTENTS)]  # fmt: skip
+    rng = random.Random(f"sessions/{seed}")  # its own stream: the single rows stay what they were
+    out = []
+    for _ in range(n):
+        fixture_seed = rng.randrange(TRAIN_FIXTURES)  # anchors: their command outputs are cached
+        turns = rng.randint(*SESSION_TURNS)
+        picks = [rng.choice(answered) for _ in range(turns - 1)] + [rng.choice(names)]
+        session = []
+        for k, name in enumerate(picks):
+            request = _request(catalogue[name], "train", "train", fixture_seed, rng, "train")
+            if k < turns - 1 and not request.multi_turn and request.case.actions[0]["action"] != "MSG":
+                request = replace(request, closing=True)
+            session.append(request)
+        out.append(session)
+    return out
+
+
+# Intents answered by a MSG alone (no command): explanations, identity, acknowledgements, refusals, questions back
+_MSG_INTENTS = frozenset({"acknowledge", "ask_detail", "explain", "identity", "refuse_destructive", "refuse_outside"})
+
+
 def heldout_requests(seed: int = 0, per_intent: dict[str, int] | None = None) -> list[Request]:
     """The held-out split: held-out phrasings on seen and on new values, and the held-out intents."""
     per_intent = {**HELD_OUT_PER_INTENT, **(per_intent or {})}
@@ -188,18 +223,28 @@ def observation(request: Request, cache_dir: str | Path) -> str:
     return text
 
 
-def closing_message(result: str) -> str:
-    """Rusty's MSG after a single-turn action's result: the user has seen it, so only the status."""
+SHOWN_LINES, SHOWN_CHARS = 10, 240  # the most output a closing MSG states (`closing_message(states_output=True)`)
+
+
+def closing_message(result: str, states_output: bool = False) -> str:
+    """Rusty's MSG after a single-turn action's result: the status ("Done.", "Failed: exit code 1."); with
+    ``states_output``, a command that succeeded with a short output (at most ``SHOWN_LINES`` lines and
+    ``SHOWN_CHARS`` characters) gets what it showed instead: "It shows: README.md, app.py."."""
     status = re.search(r"\[(exit code (-?\d+)|timed out)[^\]]*\]\s*$", result)
     if status is None or status.group(2) == "0":  # an EDIT's "wrote ...", or a command that succeeded
+        lines = [line.strip() for line in result[: status.start()].splitlines() if line.strip()] if status else []
+        if states_output and lines and len(lines) <= SHOWN_LINES and sum(map(len, lines)) <= SHOWN_CHARS:
+            shown = ", ".join(lines)
+            return f"It shows: {shown}" + ("" if shown.endswith((".", "!", "?")) else ".")
         return "Done."
     if status.group(2) is None:
         return "Timed out."
     return f"Failed: exit code {status.group(2)}."
 
 
-def sft_messages(request: Request, cache_dir: str | Path | None = None) -> list[dict[str, str]]:
-    """The chat messages of one training dialog; multi-turn and closing ones need ``cache_dir`` for the fixture."""
+def sft_messages(request: Request, cache_dir: str | Path | None = None, states_output: bool = False) -> list[dict[str, str]]:
+    """The chat messages of one training dialog; multi-turn and closing ones need ``cache_dir`` for the fixture.
+    ``states_output``: a closing MSG states a short output (`closing_message`)."""
     actions = request.case.actions
     messages = [{"role": "system", "content": RUSTY_SYSTEM_PROMPT}, {"role": "user", "content": request.text},
                 {"role": "assistant", "content": json.dumps(actions[0])}]  # fmt: skip
@@ -208,8 +253,17 @@ def sft_messages(request: Request, cache_dir: str | Path | None = None) -> list[
             raise ValueError("multi-turn dialogs carry a real command output: pass cache_dir for the fixtures")
         result = observation(request, cache_dir)
         messages.append({"role": "tool", "name": actions[0]["action"], "content": result})
-        closing = actions[1] if request.multi_turn else {"action": "MSG", "message": closing_message(result)}
+        closing = actions[1] if request.multi_turn else {"action": "MSG", "message": closing_message(result, states_output)}
         messages.append({"role": "assistant", "content": json.dumps(closing)})
+    return messages
+
+
+def session_messages(session: list[Request], cache_dir: str | Path, states_output: bool = False) -> list[dict[str, str]]:
+    """The chat messages of one training session (`training_sessions`): one system prompt, then each turn's
+    request, action, result and closing MSG as `sft_messages` writes them alone."""
+    messages = sft_messages(session[0], cache_dir, states_output)
+    for request in session[1:]:
+        messages += sft_messages(request, cache_dir, states_output)[1:]
     return messages
 
 
