@@ -209,8 +209,9 @@ def terminal_plain_evaluation(report: dict) -> CardEvaluation:
     from rusty_hf.evaluation.terminal import format_terminal_table
 
     text = (format_terminal_table(report) + "\n\nThe same held-out requests as above, decoded by "
-            f"{_decoder(report['settings'])}, greedy: what `model.generate` gives without rusty_hf installed beside "
-            "transformers. The numbers of the block above need rusty_hf's decoder.")
+            f"{_decoder(report['settings'])}, greedy: what `model.generate` gives when the checkpoint is loaded with "
+            "transformers alone (`trust_remote_code=True`), without rusty_hf's logits processors. The numbers of the "
+            "block above need rusty_hf's decoder.")
     return CardEvaluation("Held-out terminal requests, plain transformers decoding", text,
                           _first_action_results(report, "Rusty terminal requests, held-out, plain decoding", "test", "{part}-plain"))
 
