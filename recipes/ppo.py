@@ -51,7 +51,7 @@ def main(script_args: RLScriptArguments, training_args: PPOConfig, model_args: M
         train_dataset=train_dataset,
         processing_class=tokenizer,
         peft_config=get_peft_config(model_args),
-        rollout_func=served_rollouts(script_args, train_dataset),  # terminal prompts decoded as served
+        rollout_func=served_rollouts(script_args, training_args, train_dataset),  # terminal prompts decoded as served
     )
     add_rl_callbacks(trainer, script_args)  # early stopping, adaptive KL, curriculum, CSV log, plot
     train_and_finish(trainer, script_args, training_args, model_args)  # value head saved with the weights

@@ -11,6 +11,7 @@ from trl import GRPOConfig, GRPOTrainer
 from rusty_hf import TinyRWKVForCausalLM
 from rusty_hf.inference.decoding import reply_processors
 from rusty_hf.protocol.actions import parse_action
+from rusty_hf.errors import UserError
 from rusty_hf.trainers.served_rollouts import ServedRollouts
 from rusty_hf.training.arguments import RLScriptArguments
 from rusty_hf.training.rl_setup import build_task_dataset, served_rollouts
@@ -58,16 +59,19 @@ def _tokenizer(folder):
 
 def test_the_recipe_builds_it_only_for_terminal_prompts(setting):
     _, args, dataset, _ = setting
-    rollouts = served_rollouts(args, dataset)
+    rollouts = served_rollouts(args, GRPOConfig(output_dir="unused", use_cpu=True), dataset)
     assert isinstance(rollouts, ServedRollouts)
     terminal = [row["prompt"] for row in dataset if row["language"] == "terminal"]
     tasks = [row["prompt"] for row in dataset if row["language"] == "python"]
     assert all(map(rollouts.served, terminal)) and not any(map(rollouts.served, tasks))
     names, root = rollouts.workspace(terminal[0])
     assert names and root is not None  # the work dir the evaluation gives the same request
+    misread = GRPOConfig(output_dir="unused", use_cpu=True, off_policy_mask_threshold=0.5)
+    with pytest.raises(UserError, match="served_decoding false"):  # would read the decoder as policy drift
+        served_rollouts(args, misread, dataset)
     args.served_decoding = False
     try:
-        assert served_rollouts(args, dataset) is None
+        assert served_rollouts(args, misread, dataset) is None
     finally:
         args.served_decoding = True
 

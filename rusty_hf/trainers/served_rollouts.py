@@ -9,11 +9,17 @@ tasks) are sampled as TRL samples them. Per completion it returns:
 
 - ``logprobs``: each token's log-probability under the distribution it was drawn from (the processors, then
   the sampling warpers: temperature, top-k, top-p, min-p), kept by TRL as its sampling log-probs;
-- ``env_mask``: 0 on the tokens the grammar forced (one token allowed: ``{"action": "`` and the like). Under
-  the served distribution such a token has probability 1 and no gradient; the raw model's log-probability
+- ``env_mask``: 0 on the tokens the grammar forced (it allowed one token, counted before the sampling warpers).
+  Under the served distribution such a token has probability 1 and no gradient; the raw model's log-probability
   of it would still be pushed up or down by the advantage. Elsewhere the trainer's log-probs are the raw
   model's, as in TRL: how far they are from the served ones is logged (``rollout/served_minus_model_logp``,
-  the mean over the tokens the model chose, with ``rollout/forced_fraction``).
+  the mean over the tokens the model chose, with ``rollout/forced_fraction``; sums over processes). TRL's
+  completion-length metrics then count the unmasked tokens only.
+
+One ``generate`` call serves the whole local batch, the processors applied to the terminal rows only, as TRL's
+own path makes one call (under FSDP every process must). The recorders hold one step's distribution at a time.
+The served log-probs are not the policy's: `rusty_hf.training.rl_setup.served_rollouts` refuses the TRL settings
+that would read them as the policy's drift (``off_policy_mask_threshold``) and vLLM generation (its own sampler).
 
     rollouts = ServedRollouts(train_dataset, cache_dir="outputs/terminal_fixtures")
     trainer = GRPOTrainer(..., train_dataset=train_dataset, rollout_func=rollouts)
@@ -23,6 +29,7 @@ from __future__ import annotations
 
 import copy
 import json
+
 import torch
 from transformers import (
     LogitsProcessor,
@@ -41,41 +48,55 @@ def _key(prompt: list[dict]) -> str:
     return json.dumps([[m.get("role"), m.get("content")] for m in prompt])
 
 
-class _SampledLogProbs(LogitsProcessor):
-    """The last processor of a sampled `generate`: per step, each row's log-probabilities under the scores it
-    is drawn from (those of the token drawn are read at the next step), the raw model's, and whether one token
-    only was allowed."""
+class _StepLogProbs(LogitsProcessor):
+    """Each drawn token's log-probability under the scores this processor sees (divided by ``scale``): a step's
+    log-softmax is kept until the next call, where the token drawn from it is read (``input_ids[:, -1]``), so
+    one (batch, vocabulary) tensor is held at a time; `finish` reads the last step's token."""
 
-    def __init__(self, raw: "_RawScores | None" = None) -> None:
-        self.raw = raw
-        self.steps: list[tuple[torch.Tensor, torch.Tensor | None, torch.Tensor]] = []
+    def __init__(self, scale: float = 1.0) -> None:
+        self.scale = scale
+        self.last: torch.Tensor | None = None
+        self.values: list[torch.Tensor] = []
+
+    def _read(self, drawn: torch.Tensor) -> None:
+        if self.last is not None:
+            self.values.append(self.last.gather(1, drawn.to(self.last.device).view(-1, 1))[:, 0].cpu())
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
-        logps = torch.log_softmax(scores.float(), dim=-1)
-        forced = torch.isfinite(scores).sum(dim=-1) == 1
-        raw = None if self.raw is None or self.raw.last is None else self.raw.last
-        self.steps.append((logps, raw, forced))
+        self._read(input_ids[:, -1])
+        self.last = torch.log_softmax(scores.float() / self.scale, dim=-1)
         return scores
 
-    def gathered(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor]:
-        """(served log-probs, raw log-probs or None, forced) of ``tokens`` (B, steps), each (B, steps)."""
-        served = torch.stack([lp.gather(1, tokens[:, t : t + 1])[:, 0] for t, (lp, _, _) in enumerate(self.steps)], 1)
-        raw = None
-        if self.raw is not None:
-            raw = torch.stack([r.gather(1, tokens[:, t : t + 1])[:, 0] for t, (_, r, _) in enumerate(self.steps)], 1)
-        forced = torch.stack([f for _, _, f in self.steps], 1)
-        return served, raw, forced
+    def finish(self, last_tokens: torch.Tensor) -> torch.Tensor:
+        """(batch, steps): the log-probability of every drawn token."""
+        self._read(last_tokens)
+        self.last = None
+        return torch.stack(self.values, dim=1)
 
 
-class _RawScores(LogitsProcessor):
-    """The first processor: keeps the model's own log-probabilities at ``temperature`` (what TRL's loss uses)."""
+class _Forced(LogitsProcessor):
+    """Per step, which rows the grammar left one token (placed right after it, before the sampling warpers)."""
 
-    def __init__(self, temperature: float) -> None:
-        self.temperature = temperature
-        self.last: torch.Tensor | None = None
+    def __init__(self) -> None:
+        self.steps: list[torch.Tensor] = []
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
-        self.last = torch.log_softmax(scores.float() / self.temperature, dim=-1)
+        self.steps.append((torch.isfinite(scores).sum(dim=-1) == 1).cpu())
+        return scores
+
+
+class _OnRows(LogitsProcessor):
+    """``inner`` applied to ``rows`` of the batch only (the terminal prompts); the other rows' scores pass as they
+    are. One `generate` call serves the whole batch, as TRL's own path does (under FSDP every process must make
+    the same calls)."""
+
+    def __init__(self, inner: LogitsProcessor, rows: list[int]) -> None:
+        self.inner, self.rows = inner, rows
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        index = torch.tensor(self.rows, device=scores.device)
+        scores = scores.clone()
+        scores[index] = self.inner(input_ids[index.to(input_ids.device)], scores[index])
         return scores
 
 
@@ -136,31 +157,12 @@ class ServedRollouts:
         return self._workspaces[key]
 
     def __call__(self, prompts: list, trainer) -> dict:
-        prompt_ids = trainer._tokenize_prompts(prompts)[0]  # TRL's own chat templating
-        completions: list[list[int] | None] = [None] * len(prompts)
-        logprobs: list[list[float] | None] = [None] * len(prompts)
-        masks: list[list[int] | None] = [None] * len(prompts)
-        served = [i for i, p in enumerate(prompts) if self.served(p)]
-        plain = [i for i in range(len(prompts)) if i not in set(served)]
-        stats = {"forced": 0, "tokens": 0, "gap": 0.0, "chosen": 0}
-        for rows, as_served in ((served, True), (plain, False)):
-            if rows:
-                self._sample(trainer, [prompts[i] for i in rows], [prompt_ids[i] for i in rows], as_served,
-                             rows, completions, logprobs, masks, stats)  # fmt: skip
-        metrics = trainer._metrics["train" if trainer.model.training else "eval"]
-        metrics["rollout/served_share"].append(len(served) / max(len(prompts), 1))
-        if stats["tokens"]:
-            metrics["rollout/forced_fraction"].append(stats["forced"] / stats["tokens"])
-        if stats["chosen"]:
-            metrics["rollout/served_minus_model_logp"].append(stats["gap"] / stats["chosen"])
-        return {"prompt_ids": prompt_ids, "completion_ids": completions, "logprobs": logprobs, "env_mask": masks}
-
-    def _sample(self, trainer, prompts, prompt_ids, as_served, rows, completions, logprobs, masks, stats) -> None:
         from trl.models.utils import unwrap_model_for_generation
         from trl.trainer.utils import pad
 
-        tokenizer = trainer._tokenizer
-        device = trainer.accelerator.device
+        prompt_ids = trainer._tokenize_prompts(prompts)[0]  # TRL's own chat templating
+        served = [i for i, p in enumerate(prompts) if self.served(p)]
+        tokenizer, device = trainer._tokenizer, trainer.accelerator.device
         tensors = [torch.tensor(ids) for ids in prompt_ids]
         input_ids = pad(tensors, padding_value=tokenizer.pad_token_id, padding_side="left").to(device)
         attention_mask = pad([torch.ones_like(t) for t in tensors], padding_value=0, padding_side="left").to(device)
@@ -170,16 +172,16 @@ class ServedRollouts:
         warpers, off = _sampling_warpers(config)
         for name, value in off.items():
             setattr(config, name, value)
-        raw = _RawScores(trainer.temperature) if as_served else None
-        recorder = _SampledLogProbs(raw)
-        processors = LogitsProcessorList([raw] if raw is not None else [])
-        if as_served:
-            workspaces = [self.workspace(p) for p in prompts]
-            processors.extend(reply_processors(
-                tokenizer, prompts, max_new_tokens=config.max_new_tokens, copy=self.copy,
+        raw, forced, drawn = _StepLogProbs(trainer.temperature), _Forced(), _StepLogProbs()
+        processors = LogitsProcessorList([raw])
+        if served:
+            workspaces = [self.workspace(prompts[i]) for i in served]
+            protocol = reply_processors(
+                tokenizer, [prompts[i] for i in served], max_new_tokens=config.max_new_tokens, copy=self.copy,
                 workspace_names=[w[0] for w in workspaces], workspace_roots=[w[1] for w in workspaces],
-                max_phrase_repeats=self.max_phrase_repeats))  # fmt: skip
-        processors.extend([*warpers, recorder])
+                max_phrase_repeats=self.max_phrase_repeats)  # fmt: skip
+            processors.extend([_OnRows(protocol, served), forced])
+        processors.extend([*warpers, drawn])
         with (
             unwrap_model_for_generation(
                 trainer.model_wrapped, trainer.accelerator,
@@ -193,21 +195,38 @@ class ServedRollouts:
             out = model.generate(input_ids=input_ids, attention_mask=attention_mask, generation_config=config,
                                  logits_processor=processors)  # fmt: skip
         tokens = out[:, input_ids.shape[1] :].cpu()
-        served_lp, raw_lp, forced = recorder.gathered(tokens)
-        for j, i in enumerate(rows):
-            ids = tokens[j].tolist()
+        served_lp, raw_lp = drawn.finish(tokens[:, -1]), raw.finish(tokens[:, -1])
+        is_forced = torch.stack(forced.steps, dim=1) if forced.steps else None
+        completions, logprobs, masks = [], [], []
+        totals = torch.zeros(6, dtype=torch.float64)  # forced, served tokens, gap, chosen, served rows, rows
+        served_at = {i: j for j, i in enumerate(served)}
+        for i, ids in enumerate(tokens.tolist()):
             end = next((t + 1 for t, token in enumerate(ids) if token in eos), len(ids))
-            completions[i] = ids[:end]
-            logprobs[i] = served_lp[j, :end].tolist()
-            chosen = ~forced[j, :end]
-            masks[i] = chosen.int().tolist() if as_served else [1] * end
-            if not as_served:
+            completions.append(ids[:end])
+            logprobs.append(served_lp[i, :end].tolist())
+            if i not in served_at:
+                masks.append([1] * end)
                 continue
-            stats["tokens"] += end
-            stats["forced"] += int(forced[j, :end].sum())
-            if chosen.any():
-                stats["gap"] += float((served_lp[j, :end] - raw_lp[j, :end])[chosen].sum())
-                stats["chosen"] += int(chosen.sum())
+            chosen = ~is_forced[served_at[i], :end]
+            masks.append(chosen.int().tolist())
+            gap = (served_lp[i, :end] - raw_lp[i, :end])[chosen]
+            totals += torch.tensor([float(end - int(chosen.sum())), end, float(gap.sum()), int(chosen.sum()), 1, 0],
+                                   dtype=torch.float64)  # fmt: skip
+        totals[5] = len(prompts)
+        self._log(trainer, totals)
+        return {"prompt_ids": prompt_ids, "completion_ids": completions, "logprobs": logprobs, "env_mask": masks}
+
+    @staticmethod
+    def _log(trainer, totals: torch.Tensor) -> None:
+        """The rollout metrics, summed over processes (every process gathers, whatever its rows)."""
+        forced, tokens, gap, chosen, served, rows = trainer.accelerator.gather(
+            totals.to(trainer.accelerator.device)).view(-1, 6).sum(0).tolist()  # fmt: skip
+        metrics = trainer._metrics["train" if trainer.model.training else "eval"]
+        metrics["rollout/served_share"].append(served / max(rows, 1))
+        if tokens:
+            metrics["rollout/forced_fraction"].append(forced / tokens)
+        if chosen:
+            metrics["rollout/served_minus_model_logp"].append(gap / chosen)
 
 
 __all__ = ["ServedRollouts"]

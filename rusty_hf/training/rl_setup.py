@@ -5,7 +5,7 @@
     dataset = build_task_dataset(script_args)          # prompt (chat), tests, language, difficulty, ...; num_terminal
                                                        # adds terminal requests (check, fixture columns)
     reward_funcs = build_reward_funcs(script_args)      # guarded: a raising reward never stops training
-    rollout_func = served_rollouts(script_args, dataset)  # GRPO/PPO: terminal prompts sampled as served
+    rollout_func = served_rollouts(script_args, training_args, dataset)  # GRPO/PPO: terminal prompts as served
 
 The prompts carry the Rusty persona (`RUSTY_SYSTEM_PROMPT`), the same system message the SFT data
 uses, so the policy starts RL already speaking the JSON action protocol.
@@ -76,11 +76,19 @@ def terminal_dataset(script_args: RLScriptArguments, task_features: datasets.Fea
     return datasets.Dataset.from_list([{k: r[k] for k in features} for r in rows]).cast(features)
 
 
-def served_rollouts(script_args: RLScriptArguments, dataset: datasets.Dataset):
+def served_rollouts(script_args: RLScriptArguments, training_args: object, dataset: datasets.Dataset):
     """TRL's ``rollout_func`` that samples the terminal prompts as they are served (`ServedRollouts`), or None:
-    with ``served_decoding`` off, without terminal prompts, or with an environment (whose tool loop samples)."""
+    with ``served_decoding`` off, without terminal prompts, or with an environment (whose tool loop samples).
+
+    Raises:
+        UserError: with vLLM generation or TRL's off-policy mask, which the served log-probs would mislead."""
     if not (script_args.served_decoding and getattr(script_args, "num_terminal", 0)) or script_args.environment:
         return None
+    for name, off in (("use_vllm", False), ("off_policy_mask_threshold", None)):
+        if getattr(training_args, name, off) not in (off, None):
+            raise UserError(f"{name} is set and served_decoding samples the terminal prompts with rusty_hf's decoder: "
+                            f"{'vLLM samples with its own' if name == 'use_vllm' else 'the mask would read the decoder as policy drift'}. "
+                            f"Fix: --served_decoding false, or unset {name}.")
     from rusty_hf.trainers.served_rollouts import ServedRollouts
 
     return ServedRollouts(dataset, script_args.terminal_cache_dir)
