@@ -233,3 +233,23 @@ def test_the_repeat_bound_counts_words_not_tokens(tiny_tokenizer):
     assert _scripted_generation(tiny_tokenizer, files, 1).message == "Files: a.py, b.py, c.py, d.py, e.py, f.py, g.py."
     command = '{"action": "CMD", "command": "echo a b c; echo a b c; echo a b c; echo a b c"}'
     assert _scripted_generation(tiny_tokenizer, command, 1).command == "echo a b c; echo a b c; echo a b c; echo a b c"
+
+
+def test_a_copy_lock_the_grammar_cannot_continue_falls_back_to_the_grammar(tiny_tokenizer, monkeypatch):
+    """The copy bias locks a half-copied name to its continuation; when the budget must close the string at that
+    very step, no locked token is allowed. The row then gets the grammar's mask alone, not every score -inf
+    (sampling raised on such a row in a GRPO rollout; greedy search would have taken token 0)."""
+    from rusty_hf.protocol.copying import CopyBias
+
+    prompt = torch.full((2, 2), 4)
+    opened = tiny_tokenizer.encode('{"action": "CMD", "command": "ls', add_special_tokens=False)
+    ids = torch.cat([prompt, torch.tensor([opened, opened])], 1)
+    plain = ProtocolLogitsProcessor(tiny_tokenizer, prompt_length=2, max_new_tokens=len(opened) + 2)
+    grammar = torch.isfinite(plain(ids, torch.zeros(2, 288)))
+    assert grammar[0].any() and not grammar[0].all()
+    kept = [t for t in range(288) if not grammar[0, t]][:3]  # a lock that keeps only tokens the grammar refuses
+    monkeypatch.setattr(CopyBias, "field_bonuses", lambda self, *a, **k: ({}, kept, list(range(288))))
+    processor = ProtocolLogitsProcessor(tiny_tokenizer, prompt_length=2, max_new_tokens=len(opened) + 2,
+                                        copy_names=[["lsblk"], ["lsblk"]])  # fmt: skip
+    scores = processor(ids, torch.zeros(2, 288))
+    assert torch.equal(torch.isfinite(scores), grammar)

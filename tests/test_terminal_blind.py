@@ -206,8 +206,12 @@ def test_the_blind_split_reports_the_catalogue_and_outside_apart(monkeypatch, bl
     assert report["overall"]["first_action_success"]["n"] == 3  # the catalogue's trained intents; outside is apart
 
 
-def test_the_blind_report_has_its_own_file_and_stays_out_of_the_card():
+def test_the_blind_report_has_its_own_file_and_a_block_of_its_own_in_the_card():
+    from rusty_hf.hub.model_card import EVALUATIONS
+
     args = EvalArguments(suite="terminal", terminal_split="blind", model_name_or_path="/nonexistent")
     assert default_output_file(args).name == "terminal_blind_eval.json"
-    with pytest.raises(ValueError, match="blind"):
-        EvalArguments(suite="terminal", terminal_split="blind", update_model_card=True)
+    assert "terminal_blind_eval.json" in EVALUATIONS  # issue 37: reported beside the held-out split in every card
+    EvalArguments(suite="terminal", terminal_split="blind", update_model_card=True)
+    with pytest.raises(ValueError, match="held-out split only"):
+        EvalArguments(suite="terminal", terminal_split="blind", decoder="plain", update_model_card=True)

@@ -211,10 +211,12 @@ def test_repeated_phrase_counts_three_word_runs():
     assert conv_eval.repeated_phrase("3 lines.") == ("", 0)
 
 
-def test_the_conversation_report_has_its_own_file_and_stays_out_of_the_card():
+def test_the_conversation_report_has_its_own_file_and_a_block_of_its_own_in_the_card():
     from recipes.evaluate import EvalArguments, default_output_file
+    from rusty_hf.hub.model_card import EVALUATIONS
 
     args = EvalArguments(suite="terminal", terminal_split="conversations", model_name_or_path="/nonexistent")
     assert default_output_file(args).name == "terminal_conversations_eval.json"
-    with pytest.raises(ValueError, match="conversations"):
-        EvalArguments(suite="terminal", terminal_split="conversations", update_model_card=True)
+    assert "terminal_conversations_eval.json" in EVALUATIONS  # issue 37: reported in every card
+    with pytest.raises(ValueError, match="held-out split only"):  # transformers' own decoding: held-out only
+        EvalArguments(suite="terminal", terminal_split="conversations", decoder="plain", update_model_card=True)

@@ -133,9 +133,17 @@ class ProtocolLogitsProcessor(LogitsProcessor):
         mask = torch.zeros(scores.shape, dtype=torch.bool)
         for i, row in enumerate(self._rows):
             mask[i, :vocab] = self._row_mask(row, left)
+        mask = mask.to(scores.device)
         if self.copy_names is not None:
-            scores = self._add_copy_bias(scores)
-        scores = scores.masked_fill(~mask.to(scores.device), float("-inf"))
+            biased = self._add_copy_bias(scores).masked_fill(~mask, float("-inf"))
+            # A locked copy the grammar cannot go on with (the budget must close the string now): the grammar alone.
+            # Else every score is -inf: sampling fails, and greedy search takes token 0.
+            stuck = ~torch.isfinite(biased).any(dim=-1)
+            if stuck.any():
+                biased[stuck] = scores[stuck].masked_fill(~mask[stuck], float("-inf"))
+            scores = biased
+        else:
+            scores = scores.masked_fill(~mask, float("-inf"))
         if self.max_phrase_repeats is not None:
             scores = self._refuse_repeats(scores)
         return scores

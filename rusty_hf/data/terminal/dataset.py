@@ -25,6 +25,7 @@ result, and a model never trained on a second turn after them makes one up ("1 l
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -53,7 +54,7 @@ HELD_OUT_PER_INTENT = {"seen_values": 6, "new_values": 6, "new_intents": 10}
 # Rust fixture (a closing row runs its command, and cargo compiles for seconds per run).
 CLOSING_INTENTS = frozenset({
     "list_root", "list_dir", "show_file", "head_file", "file_details", "search_text", "find_definition",
-    "find_todo", "git_diff", "append_line", "replace_text", "create_file", "create_script", "delete_file", "delete_build",
+    "find_todo", "git_diff", "append_line", "replace_text", "create_file", "create_script", "delete_file", "tail_file",
 })  # fmt: skip
 
 
@@ -114,6 +115,41 @@ def _request(intent: Intent, split_values: str, split_phrasing: str, fixture_see
     return Request(intent.name, text, fixture, case, part, closing)
 
 
+def _folded(text: str) -> str:
+    """Case, spaces and punctuation folded, as the blind suites' leak guards compare texts."""
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+@functools.lru_cache(maxsize=1)
+def _suite_texts() -> tuple[str, ...]:
+    """The blind and conversation suites' request texts, folded and padded with spaces."""
+    from rusty_hf.data.terminal.blind import SUITE_FILE
+    from rusty_hf.data.terminal.blind.conversations import CONVERSATIONS_FILE
+
+    texts = []
+    for path in (SUITE_FILE, CONVERSATIONS_FILE):  # a header, fixtures, then requests (or sessions of turns)
+        for line in path.read_text(encoding="utf-8").splitlines()[1:]:
+            row = json.loads(line) if line.strip() else {}
+            texts += [row["text"]] if "text" in row else [turn["text"] for turn in row.get("turns", ())]
+    return tuple(f" {_folded(t)} " for t in texts)
+
+
+def says_a_suite_request(text: str) -> bool:
+    """Whether ``text`` is, or holds, a request of the blind or conversation suite word for word: every split the
+    generator makes (training, held-out, dev) draws again (a common phrasing on a fixture's notes.txt can
+    coincide with a blind request)."""
+    padded = f" {_folded(text)} "
+    return any(blind in padded for blind in _suite_texts())
+
+
+def _fresh_request(intent: Intent, fixture_seed: int, rng: random.Random, closing: bool = False) -> Request:
+    """A training request that is no suite request (`says_a_suite_request`), drawn again until it is not."""
+    while True:
+        request = _request(intent, "train", "train", fixture_seed, rng, "train", closing)
+        if not says_a_suite_request(request.text):
+            return request
+
+
 def training_requests(n: int, seed: int = 0, intents: Iterable[str] | None = None, multi_turn_share: float = 0.2,
                       closing_share: float = 0.0) -> list[Request]:  # fmt: skip
     """``n`` training requests, intents drawn evenly (multi-turn ones at ``multi_turn_share`` of the rows);
@@ -132,7 +168,7 @@ def training_requests(n: int, seed: int = 0, intents: Iterable[str] | None = Non
         # Rows that carry a command's real output stay on the anchors, whose runs are cached.
         anchored = intent.multi_turn or rng.random() < ANCHOR_SHARE or closing
         seed = rng.randrange(TRAIN_FIXTURES) if anchored else TRAIN_FIXTURES + rng.randrange(EXTRA_FIXTURES)
-        out.append(_request(intent, "train", "train", seed, rng, "train", closing))
+        out.append(_fresh_request(intent, seed, rng, closing))
     return out
 
 
@@ -153,7 +189,7 @@ def training_sessions(n: int, seed: int = 0, intents: Iterable[str] | None = Non
         picks = [rng.choice(answered) for _ in range(turns - 1)] + [rng.choice(names)]
         session = []
         for k, name in enumerate(picks):
-            request = _request(catalogue[name], "train", "train", fixture_seed, rng, "train")
+            request = _fresh_request(catalogue[name], fixture_seed, rng)
             if k < turns - 1 and not request.multi_turn and request.case.actions[0]["action"] != "MSG":
                 request = replace(request, closing=True)
             session.append(request)
@@ -178,6 +214,8 @@ def heldout_requests(seed: int = 0, per_intent: dict[str, int] | None = None) ->
                 for _ in range(20):  # new_values: redraw until every argument is one training never saw
                     fixture_seed = rng.randrange(TRAIN_FIXTURES) if values == "train" else rng.randrange(1 << 20)
                     request = _request(intent, values, "test", fixture_seed, rng, part)
+                    if says_a_suite_request(request.text):  # the blind suites stay apart from every split
+                        continue
                     if part != "new_values" or (request.case.args and all(map(is_new_value, request.case.args))):
                         out.append(request)
                         break
@@ -194,7 +232,10 @@ def dev_requests(per_intent: int = 4, seed: int = 0) -> list[Request]:
         if name in HELD_OUT_INTENTS:
             continue
         for _ in range(per_intent):
-            out.append(_request(intent, "train", "train", first_unused + rng.randrange(1 << 16), rng, "dev"))
+            request = _request(intent, "train", "train", first_unused + rng.randrange(1 << 16), rng, "dev")
+            while says_a_suite_request(request.text):  # the blind suites stay apart from every split
+                request = _request(intent, "train", "train", first_unused + rng.randrange(1 << 16), rng, "dev")
+            out.append(request)
     return out
 
 
