@@ -122,12 +122,10 @@ def _folded(text: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _suite_texts() -> tuple[str, ...]:
-    """The blind and conversation suites' request texts, folded and padded with spaces."""
-    from rusty_hf.data.terminal.blind import SUITE_FILE
-    from rusty_hf.data.terminal.blind.conversations import CONVERSATIONS_FILE
-
+    """The request texts of every blind and conversation suite (`blind/*.jsonl`, read here: the blind package
+    imports this module), folded and padded with spaces."""
     texts = []
-    for path in (SUITE_FILE, CONVERSATIONS_FILE):  # a header, fixtures, then requests (or sessions of turns)
+    for path in sorted((Path(__file__).parent / "blind").glob("*.jsonl")):  # a header, fixtures, requests or sessions
         for line in path.read_text(encoding="utf-8").splitlines()[1:]:
             row = json.loads(line) if line.strip() else {}
             texts += [row["text"]] if "text" in row else [turn["text"] for turn in row.get("turns", ())]
