@@ -51,7 +51,8 @@ def _key(prompt: list[dict]) -> str:
 class _StepLogProbs(LogitsProcessor):
     """Each drawn token's log-probability under the scores this processor sees (divided by ``scale``): a step's
     log-softmax is kept until the next call, where the token drawn from it is read (``input_ids[:, -1]``), so
-    one (batch, vocabulary) tensor is held at a time; `finish` reads the last step's token."""
+    one (batch, vocabulary) tensor is held at a time, and the values stay on the device until `finish` (no host
+    sync per token); `finish` reads the last step's token."""
 
     def __init__(self, scale: float = 1.0) -> None:
         self.scale = scale
@@ -60,7 +61,7 @@ class _StepLogProbs(LogitsProcessor):
 
     def _read(self, drawn: torch.Tensor) -> None:
         if self.last is not None:
-            self.values.append(self.last.gather(1, drawn.to(self.last.device).view(-1, 1))[:, 0].cpu())
+            self.values.append(self.last.gather(1, drawn.to(self.last.device).view(-1, 1))[:, 0])
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
         self._read(input_ids[:, -1])
@@ -71,7 +72,7 @@ class _StepLogProbs(LogitsProcessor):
         """(batch, steps): the log-probability of every drawn token."""
         self._read(last_tokens)
         self.last = None
-        return torch.stack(self.values, dim=1)
+        return torch.stack(self.values, dim=1).cpu()
 
 
 class _Forced(LogitsProcessor):
@@ -81,7 +82,7 @@ class _Forced(LogitsProcessor):
         self.steps: list[torch.Tensor] = []
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
-        self.steps.append((torch.isfinite(scores).sum(dim=-1) == 1).cpu())
+        self.steps.append(torch.isfinite(scores).sum(dim=-1) == 1)  # on the device: read once, after generate
         return scores
 
 
@@ -100,9 +101,13 @@ class _OnRows(LogitsProcessor):
         return scores
 
 
-def _sampling_warpers(config) -> tuple[list[LogitsProcessor], dict]:
-    """The sampling warpers ``config`` asks for, in transformers' order, and the settings that turn them off in
-    the config (so that they run before the recorder, not after it)."""
+# The settings that turn transformers' own warpers off (ours run before the recorder, not after it); top_k 0, not
+# None: transformers fills an unset top_k with its global default (50).
+_WARPERS_OFF = {"temperature": 1.0, "top_k": 0, "top_p": 1.0, "min_p": None}
+
+
+def _sampling_warpers(config) -> list[LogitsProcessor]:
+    """The sampling warpers ``config`` asks for, in transformers' order."""
     warpers: list[LogitsProcessor] = []
     if config.temperature is not None and config.temperature != 1.0:
         warpers.append(TemperatureLogitsWarper(config.temperature))
@@ -112,8 +117,7 @@ def _sampling_warpers(config) -> tuple[list[LogitsProcessor], dict]:
         warpers.append(TopPLogitsWarper(top_p=config.top_p, min_tokens_to_keep=1))
     if config.min_p is not None:
         warpers.append(MinPLogitsWarper(min_p=config.min_p, min_tokens_to_keep=1))
-    # 0, not None: transformers fills an unset top_k with its global default (50)
-    return warpers, {"temperature": 1.0, "top_k": 0, "top_p": 1.0, "min_p": None}
+    return warpers
 
 
 class ServedRollouts:
@@ -169,11 +173,12 @@ class ServedRollouts:
         config = copy.deepcopy(trainer.generation_config)
         eos = sorted(set(trainer.eos_token_ids) | set(generation_eos_ids(tokenizer)))
         config.eos_token_id = eos
-        warpers, off = _sampling_warpers(config)
-        for name, value in off.items():
+        warpers = _sampling_warpers(config)
+        for name, value in _WARPERS_OFF.items():
             setattr(config, name, value)
-        raw, forced, drawn = _StepLogProbs(trainer.temperature), _Forced(), _StepLogProbs()
-        processors = LogitsProcessorList([raw])
+        forced, drawn = _Forced(), _StepLogProbs()
+        raw = _StepLogProbs(trainer.temperature) if served else None  # the model's own, for the logged gap
+        processors = LogitsProcessorList([raw] if raw is not None else [])
         if served:
             workspaces = [self.workspace(prompts[i]) for i in served]
             protocol = reply_processors(
@@ -195,8 +200,9 @@ class ServedRollouts:
             out = model.generate(input_ids=input_ids, attention_mask=attention_mask, generation_config=config,
                                  logits_processor=processors)  # fmt: skip
         tokens = out[:, input_ids.shape[1] :].cpu()
-        served_lp, raw_lp = drawn.finish(tokens[:, -1]), raw.finish(tokens[:, -1])
-        is_forced = torch.stack(forced.steps, dim=1) if forced.steps else None
+        served_lp = drawn.finish(tokens[:, -1])
+        raw_lp = raw.finish(tokens[:, -1]) if raw is not None else None
+        is_forced = torch.stack(forced.steps, dim=1).cpu() if forced.steps else None
         completions, logprobs, masks = [], [], []
         totals = torch.zeros(6, dtype=torch.float64)  # forced, served tokens, gap, chosen, served rows, rows
         served_at = {i: j for j, i in enumerate(served)}
