@@ -146,14 +146,24 @@ def test_a_programs_name_may_stop_short_of_a_file_name_after_it_a_file_name_is_f
     assert b"alog" in allowed and b" " not in allowed and b'"' not in allowed
 
 
-def test_seds_script_starts_with_its_own_command_not_a_copy():
-    tokens = [b"s", b"/", b"stormy", b"t", b"ormy", b"'"]
+def test_a_quotes_one_letter_operator_is_its_own_syntax_not_a_copy(tmp_path):
+    """`sed -i 'stormy/ready/'` was written when the s of the script locked into 'stormy': inside a quote that may
+    hold text the work dir holds, one letter before a ``/`` is the quote's own syntax (no rule names sed), at the
+    values' bonus; after the ``/`` a value starts again. New text (no file holds it) has no operator before it."""
+    (tmp_path / "notes.txt").write_text("a stormy day\n")
+    tokens = [b"s", b"/", b"stormy", b"t", b"ormy", b"'", b"x", b"ready"]
     bias = CopyBias(tokens)
-    targets = copy_targets(["turn 'stormy' into 'ready' in notes.txt"]).escaped()
-    for command in (b"sed -i '", b"sed -i 's"):  # `sed -i 'stormy/ready/'` was written: the s of stormy locked
-        assert bias.field_bonuses(command, targets, "command", written=b"")[:2] == ({}, None), command
-    bonuses, _, _ = bias.field_bonuses(b"sed -i 's/", targets, "command", written=b"")
-    assert tokens.index(b"stormy") in bonuses  # the old word, once the script's command is written
+    request = ["turn 'stormy' into 'ready' in notes.txt"]
+    targets = copy_targets(request, ["notes.txt"], root=tmp_path).escaped()
+    bonuses, kept, _ = bias.field_bonuses(b"sed -i '", targets, "command", written=b"")
+    assert {tokens[i] for i in kept} >= {b"s", b"stormy"} and bonuses[0] == bonuses[2] == bias.quoted_bonus
+    _, kept, _ = bias.field_bonuses(b"sed -i 's", targets, "command", written=b"")
+    assert b"/" in {tokens[i] for i in kept}  # the s may be the operator ...
+    bonuses, kept, _ = bias.field_bonuses(b"sed -i 's/", targets, "command", written=b"")
+    assert tokens.index(b"stormy") in bonuses and {tokens[i] for i in kept} <= {b"s", b"stormy"}  # ... then a value
+    new_text = copy_targets(["append 'ready' to notes.txt"], ["notes.txt"], root=tmp_path).escaped()
+    _, kept, _ = bias.field_bonuses(b"echo '", new_text, "command", written=b"")
+    assert {tokens[i] for i in kept} == {b"ready"}
 
 
 def test_a_flag_letter_starts_no_copy():
@@ -201,63 +211,59 @@ def test_a_quoted_value_starts_with_the_larger_bonus(slot_table):
 def test_a_quote_that_opens_an_argument_starts_an_unused_quoted_value_and_copies_it_whole(slot_table):
     bias = CopyBias(slot_table.token_bytes)
     targets = copy_targets(["notes.txt needs one more line: 'fast oyster ready'"]).escaped()
-    for command in (b"echo '", b'grep -rn \\"'):
+    for command in (b"echo '", b'grep -rn \\"', b"x=$(echo '"):  # a quote after a space, `(` or `=`: no program named
         bonuses, kept, restrict = bias.field_bonuses(command, targets, "command", written=b"")
-        allowed = _allowed(kept, restrict, slot_table)
+        allowed = {t for t in _allowed(kept, restrict, slot_table) if len(t) > 1}  # one letter may be an operator
         assert allowed and all(b"fast oyster ready".startswith(t) for t in allowed), command
-        assert {bonuses[i] for i in kept} == {bias.quoted_bonus}
+        assert {bonuses[i] for i in kept if len(slot_table.token_bytes[i]) > 1} == {bias.quoted_bonus}
     # "f" starts both: the copy goes on ("fuzzy fast oyster ready" was written so)
     _, kept, restrict = bias.field_bonuses(b"echo 'f", targets, "command", written=b"")
-    assert all(b"ast oyster ready".startswith(t) for t in _allowed(kept, restrict, slot_table))
-    # not sed's script, not once the value is used, not a closed quote
-    for command in (b"sed -i '", b"echo 'fast oyster ready' >> '", b"echo 'x' "):
+    assert all(b"ast oyster ready".startswith(t) for t in _allowed(kept, restrict, slot_table) if t != b"/")
+    # whole: the quote closes; not once the value is used, not after a closed quote
+    _, kept, restrict = bias.field_bonuses(b"echo 'fast oyster ready", targets, "command", written=b"")
+    assert {t[:1] for t in _allowed(kept, restrict, slot_table)} <= {b"'", b"/"}
+    for command in (b"echo 'fast oyster ready' >> '", b"echo 'x' "):
         _, kept, _ = bias.field_bonuses(command, targets, "command", written=b"")
         assert kept is None, command
 
 
-def test_the_content_of_a_new_text_file_starts_with_the_quoted_text(slot_table):
+def test_a_content_that_is_a_quoted_value_is_that_line(slot_table):
     bias = CopyBias(slot_table.token_bytes)
-    request = [EDIT_REQUEST]
+    targets = copy_targets([EDIT_REQUEST]).escaped()
     written = b'{"action": "EDIT", "path": "plum_dam.txt", "content": "'
-    _, kept, restrict = bias.field_bonuses(b"", copy_targets(request).escaped(), "content", written=written)
-    allowed = _allowed(kept, restrict, slot_table)
-    assert allowed and all(b"tame lily set".startswith(t) for t in allowed)
+    bonuses, kept, _ = bias.field_bonuses(b"", targets, "content", written=written)
+    assert kept is None and {bonuses[i] for i in bonuses} == {bias.quoted_bonus}  # a bonus: code may come first
     # whole: the line ends and the string closes ("tame lily set])\n ..." was written)
-    _, kept, restrict = bias.field_bonuses(b"tame lily set", copy_targets(request).escaped(), "content", written=written)
+    _, kept, restrict = bias.field_bonuses(b"tame lily set", targets, "content", written=written)
     allowed = _allowed(kept, restrict, slot_table)
-    assert allowed and all(b'\\n"'.startswith(t) for t in allowed)
-    _, kept, restrict = bias.field_bonuses(b"tame lily set\\n", copy_targets(request).escaped(), "content", written=written)
+    assert allowed and all(b'\\n"'.startswith(t) or t.startswith(b'"') for t in allowed)
+    _, kept, restrict = bias.field_bonuses(b"tame lily set\\n", targets, "content", written=written)
     assert {t[:1] for t in _allowed(kept, restrict, slot_table)} == {b'"'}
-    # Python code, or a file the workspace has (its content goes first): the model's
-    code = written.replace(b"plum_dam.txt", b"plum_dam.py")
-    assert bias.field_bonuses(b"", copy_targets(request).escaped(), "content", written=code)[1] is None
-    existing = copy_targets(request, workspace_names=["plum_dam.txt"]).escaped()
-    assert bias.field_bonuses(b"", existing, "content", written=written)[1] is None
 
 
-def test_a_new_script_prints_the_word_the_request_asks_it_to_print(slot_table):
-    # "print('smooth')" for every word asked: a small model cannot write a word it was not trained to output
+def test_a_literal_in_code_holds_a_quoted_value_else_a_name(slot_table):
     bias = CopyBias(slot_table.token_bytes)
-    request = "please add plum_dam.py that prints the word tropical thx"
-    targets = copy_targets([request]).escaped()
     written = b'{"action": "EDIT", "path": "plum_dam.py", "content": "'
-    _, kept, restrict = bias.field_bonuses(b"print('", targets, "content", written=written)
+    quoted = copy_targets(["please add plum_dam.py that prints 'fast oyster ready'"]).escaped()
+    _, kept, restrict = bias.field_bonuses(b"print('", quoted, "content", written=written)
     allowed = _allowed(kept, restrict, slot_table)
-    assert allowed and all(b"tropical".startswith(t) for t in allowed)
-    _, kept, restrict = bias.field_bonuses(b"print('tropical", targets, "content", written=written)
+    assert allowed and all(b"fast oyster ready".startswith(t) for t in allowed)
+    _, kept, restrict = bias.field_bonuses(b"print('fast oyster ready", quoted, "content", written=written)
     assert all(t.startswith(b"'") for t in _allowed(kept, restrict, slot_table))  # then the literal closes
-    # other code of the script, and a file the workspace has, stay the model's
-    assert bias.field_bonuses(b"import sys", targets, "content", written=written)[1] is None
-    existing = copy_targets([request], workspace_names=["plum_dam.py"]).escaped()
-    assert bias.field_bonuses(b"print('", existing, "content", written=written)[1] is None
+    # no quoted value: a name of the request not used yet (the path holds plum_dam.py)
+    named = copy_targets(["please add plum_dam.py that prints 42"]).escaped()
+    _, kept, restrict = bias.field_bonuses(b"print('", named, "content", written=written)
+    assert all(b"42".startswith(t) for t in _allowed(kept, restrict, slot_table))
+    # no word list picks a plain word: the model's own text (`print('smooth')` is what it writes)
+    plain = copy_targets(["please add plum_dam.py that prints the word tropical"]).escaped()
+    assert bias.field_bonuses(b"print('", plain, "content", written=written)[1] is None
+    assert bias.field_bonuses(b"import sys", quoted, "content", written=written)[1] is None
 
 
-def test_the_printed_word_follows_a_verb_of_printing_even_misspelt():
-    words = {r: copy_targets([r]).words for r in (
-        "make x.py print the word cozy", "x.py should print maroon, write it", "set up x.py to prnt fast",
-        "I want a script x.py whose output is calm", "create hello.py that prints hello", "create fib.py")}  # fmt: skip
-    assert list(words.values()) == [("cozy",), ("maroon",), ("fast",), ("calm",), ("hello",), ()]
-    assert copy_targets(["make x.py print 'fast oyster'"]).quoted == {"fast oyster"}  # a quoted text is offered too
+def test_a_count_written_as_a_word_is_offered_as_its_digits():
+    assert set(copy_candidates(["the first two lines of notes.txt"])) == {"notes.txt", "2"}
+    assert set(copy_candidates(["Twelve lines from the end of a.py"])) == {"a.py", "12"}
+    assert set(copy_candidates(["add one more line"])) == {"1"}
 
 
 def test_a_copy_locks_at_its_first_byte_in_a_command_and_at_its_third_in_a_message(slot_table):
@@ -379,7 +385,7 @@ def test_a_finished_copy_ends_its_word_and_leaves_what_follows_to_the_model():
     assert tokens.index(b" >>") not in restrict and tokens.index(b" mom") in restrict  # no word after a quoted value
     _, kept, restrict = bias.field_bonuses(b"sed -i 's/call mom", copy_targets(["use 'call mom'"]).escaped(),
                                            "command", written=b"")  # fmt: skip
-    assert kept == [] and tokens.index(b"/util") not in restrict  # sed's / may follow
+    assert tokens.index(b"/util") in kept and tokens.index(b" >>") not in kept  # a / may part it from the next
     # after a name that is not quoted, the next may start: "head -n 5" + " creek/page.py"
     bonuses, kept = bias.bonuses(b"head -n 5", [b"5", b"creek/page.py"])
     assert tokens.index(b" creek") in bonuses and kept == []
@@ -423,21 +429,23 @@ def test_a_redirect_writes_to_a_file_the_request_names(write_table):
         assert bias.field_bonuses(command, targets, "command", written=b"")[1] is None
 
 
-def test_sed_replaces_the_quoted_value_the_workspace_holds_with_the_other(write_table, tmp_path):
+def test_a_quoted_value_the_workspace_holds_starts_first_then_the_other(write_table, tmp_path):
+    """`s/sturdy/table/` for "replace 'table' with 'sturdy'": where a quote may hold either value, the one a file of
+    the work dir holds comes first (text that is there before text that is new); no rule names sed."""
     (tmp_path / "notes.txt").write_text("a stormy day\n")
     request = ["use 'ready' instead of 'stormy' in notes.txt"]
     targets = copy_targets(request, ["notes.txt"], root=tmp_path)
     assert targets.present == {"stormy"}
     bias = CopyBias(write_table.token_bytes)
-    for command, rest in ((b"sed -i 's/", b"stormy"), (b"sed -i 's/st", b"ormy"), (b"sed -i 's/stormy", b"/"),
-                          (b"sed -i 's/stormy/", b"ready"), (b"sed -i 's/stormy/ready", b"/'"),
-                          (b"sed -i 's/stormy/ready/", b"' ")):  # fmt: skip
+    for command, rest in ((b"sed -i 's/", b"stormy"), (b"sed -i 's/st", b"ormy"), (b"sed -i 's/stormy/", b"ready"),
+                          (b"grep -n '", b"stormy")):  # fmt: skip
         _, kept, restrict = bias.field_bonuses(command, targets.escaped(), "command", written=b"")
-        allowed = _allowed(kept, restrict, write_table)
-        assert allowed and all(rest.startswith(t) for t in allowed), (command, allowed)
-    # without the workspace (or where no file holds a value) the order is the model's
+        allowed = {t for t in _allowed(kept, restrict, write_table) if len(t) > 1 or t in rest[:1]}
+        assert allowed and all(rest.startswith(t) or t.startswith(b"/") for t in allowed), (command, allowed)
+    # without the workspace (or where no file holds a value) either value may start
     _, kept, _ = bias.field_bonuses(b"sed -i 's/", copy_targets(request, ["notes.txt"]).escaped(), "command", written=b"")
-    assert kept is None
+    texts = {write_table.token_bytes[i] for i in kept}
+    assert any(b"ready".startswith(t) for t in texts) and any(b"stormy".startswith(t) for t in texts)
 
 
 def test_only_small_files_inside_the_workspace_are_read_for_quoted_values(tmp_path):

@@ -1,83 +1,53 @@
-"""Copy bias: while an action's string is open, favour tokens that copy a name the conversation gave.
+"""Copy bias: one rule copies what the conversation gave into an action's open string.
 
-A terminal request names files, symbols and phrases the model may never have seen ("count the lines
-of harbor_notes.txt"). A small recurrent model with an untied head cannot produce a token it was
-never trained to output, however well it learned *where* a name goes. This bias does the copying
-for it: the model still decides what to write, and tokens that copy one of the conversation's
-*names* get a bonus on their logits.
+A terminal request names files, values and phrases the model may never have seen ("count the lines of
+harbor_notes.txt", "append 'call bob'"). A small recurrent model with an untied head cannot write a token it was
+never trained to output, however well it learned *where* a name goes. The bias copies for it: the model still
+decides what to write, and tokens that copy one of the conversation's spans get a bonus on their logits.
 
-Names (:func:`copy_candidates`) are the spans of the user's request and of the command outputs since
-that look like what a command takes: quoted text, words with ``_ . / -`` or a digit or an inner
-capital (``harbor_notes.txt``, ``scripts/run.py``, ``BudgetArchive``, ``12``), and request words that
-name a file or folder of the workspace. A path is one name: its basename alone is not offered (``wc -c
-run.py`` fails where the file is ``scripts/run.py``; on the development split, offering the parts cost
-0.03 of first-action success). Plain words of a sentence ("how", "many", "lines") are not names:
-copying them is the model's own decision.
+**Spans** (:func:`copy_targets`), typed by where they come from, never by a word list:
 
-- copy start: after a separator (or at the start of the string) the tokens that start a name get
-  ``start_bonus``; right after a word, the tokens that bring a space and start a name (" harbor");
-- mid-copy: when the open string ends with the beginning of a name (and that beginning follows a
-  space, a quote, a slash, ``=``, ``(``, ``:`` or ``,``: the ``c`` of ``wc -c`` begins no name), the tokens that continue it get ``bonus``; once its first byte (``LOCK_AFTER``; 3 in a
-  MSG, where the "t" of "the" must not turn into "tests/...") is written, the copy is locked: a token that could be part of a name (it starts with a letter, a digit
-  or one of ``_ . / -``) must continue this one; what ends a word (a quote, a space) stays allowed. A
-  small model otherwise drifts back into a name it remembers halfway through ("check_pa" + "yments"
-  for check_patches.py, "data/bea" + ".csv" for data/beacon.csv) or after one letter ("mo" + "_panel.txt"
-  for moss_image.txt, "p" + "ier/" for parser/: locking at the third byte, 0.886 on the development split,
-  at the first 0.917).
+- QUOTED: text the user put in quotes ("this exact text"), and which of those a file of the work dir holds;
+- NAME: words that look like what a command takes (``_ . / -``, a digit, an inner capital: ``harbor_notes.txt``,
+  ``scripts/run.py``, ``BudgetArchive``, ``12``) and words that are a part of a workspace path (``bundle`` for
+  ``bundle/``); a path is one name (its basename alone names no file: ``wc -c run.py`` fails for scripts/run.py);
+- NUMBER: a count written as a word, as its digits ("the first two lines" -> ``2``);
+- LINE: the lines the commands since printed (a MSG may quote one whole: "It prints: " + that line).
 
-Right after a copy finishes (and no longer name goes on from it), the word ends: a token that would go on
-with it is refused ("call mom" + "ortar"; a ``/`` or ``.`` may follow). After a quoted value no word may
-follow either (not "call mom" + " ok") and nothing gets a bonus, so the closing quote is the model's (a start bonus there once turned ``echo 'call mom`` + ``' >> notes.txt`` into ``echo 'call
-mom notes.txt``); after another name, the next name may start (``head -n 5`` + `` creek/page.py``).
-A command's first word copies no quoted value (it is a program: ``call mom notes.txt`` is no command).
-A name the action already holds (in the open string or in a string it closed) is not offered again, so
-a copy never repeats itself and each of a request's values goes to one slot: once an EDIT's path holds
-``plum.txt``, its content starts with the request's other value, and ``sed 's/old/`` offers the new word.
+**Slots**, from the grammar of the open string, never from a program's name: the JSON field (``command``,
+``path``, ``content``, ``message``); inside a command or a file's content, whether a quote the string opened
+(after a space, ``(``, ``=``, ``[``, ``,``, ``:`` or ``{``) is still open; the shell's redirect.
 
-Stricter locks where a half copy is never meant:
+- PATH (an EDIT's ``path``, the file after ``>``/``>>``): one of the request's names without a space, from its
+  first byte to its end;
+- PROGRAM (a command's first word): names, not a quoted value (``call mom notes.txt`` is no command);
+- QUOTED (inside such a quote: ``echo '``, ``grep -rn \\"``, ``print('``): where the quote or a ``/`` in it opens,
+  one of the unused quoted values starts (those a file of the work dir holds first: text that is there before
+  text that is new), whole, then the quote closes or a ``/`` parts it from the next; one letter before a ``/``
+  (``s/``) is the quote's own syntax; once every value is in, the quote closes after a ``/``. A literal in code
+  with no quoted value left holds one of the unused names (``print('42')``);
+- WORD (elsewhere in a command or a content) and free text (a MSG, where LINEs count as quoted). A content that
+  is one quoted value is that line: a newline, then the string ends.
 
-- an EDIT's ``path``, where the request names a file: it is one of the request's names without a space,
-  from its first byte to its closing quote (a quoted phrase is content, not a file name);
-- a quoted phrase is copied through its spaces (" set" may not cut "fast oyster ready" short), and a
-  name whose copied part holds a ``/``, ``_`` or ``.`` to its end ("flag/customer_patch" is no file;
-  "cat" may still stop short of "catalog.py").
+**The rule**, the same in every slot: where a span may start (the string's start, or after a space, quote, ``/``,
+``=``, ``(``, ``:`` or ``,``: the ``c`` of ``wc -c`` begins nothing), the tokens that start a span get
+``start_bonus`` (``quoted_bonus`` for a QUOTED value or a LINE: the user saying "this exact text"); right after a
+word, the tokens that bring a space and start one. Once the first byte of a span is written (``LOCK_AFTER``; 3 in a
+MSG, where the "t" of "the" must not turn into "tests/..."), the copy is locked: a token that could go on with a
+name must go on with this one. A small model otherwise drifts back into a name it remembers halfway through
+("check_pa" + "yments" for check_patches.py). A quoted value, a copy whose copied part holds ``/``, ``_`` or
+``.``, a number begun (the ``1`` of ``10``) and a file's name begun after a program are finished: no other token
+may end them. Once a span is whole the word ends (``call mom`` + ``ortar`` is refused). A span the action already
+holds (in the open string or a string it closed) is not offered again: each value goes to one slot.
 
-- a number begun is finished (``head -n 1`` for "10 lines" is another count), unless what is copied is a
-  number the conversation names too;
-- a file's name begun after a command's program (``cat app`` for app.py: a name with ``/`` or ``.``) is
-  finished: ``cat app pantry/app.py`` was no file (the program itself may stop short: ``cat`` of
-  catalog.py); an output line a MSG began to quote is quoted whole;
-- sed's script begins with its own ``s``, not a copy (the ``s`` of 'stormy' locked ``sed -i 'stormy/ready/'``);
-- a quote that opens a command's argument (after a space; not sed's script) starts one of the request's
-  quoted values the action has not used, locked until it is whole, and then closes (``echo 'call mom`` +
-  ``.txt`` was written); so does the content of an EDIT that creates a file other than Python code, which
-  then ends its line and closes (not ``slow wave ok])\n    ready = ...``). The model otherwise writes a word
-  it remembers first and copies after it (``echo 'fuzzy fast oyster ready'`` for "fast oyster ready"; ``f``
-  starts both);
-- the text a new Python script prints (``print('`` opening its content) is the user's: a value they quoted,
-  or the word after a verb of printing ("prints the word purple", "prnt fast"), whole, and then the literal
-  closes. Every model wrote ``print('smooth')`` whatever was asked (create_script 0 on every split; with
-  this, 5 of 6 on the development split);
-- the file a redirect writes to (``>> ``, ``> ``) is one the conversation names, where it names one:
-  ``echo 'heavy hook ok' >> entry_fence.txt`` went to a file of the workspace the user never named;
-- sed's ``s/OLD/NEW/``, given the workspace (``copy_targets(..., root=)``): OLD is a quoted value one of
-  its files holds, NEW another quoted value, and the script then closes. The model swapped them
-  (``s/sturdy/table/`` for "replace 'table' with 'sturdy'"), and a pattern no file holds changes nothing.
-
-A value the user quoted gets ``quoted_bonus`` (above ``start_bonus``) where a copy starts: quoting is the
-user saying "this exact text" (``echo '`` + ``heavy hook ok``, not a word the model remembers). In a MSG,
-the lines the commands since printed count as quoted too (:func:`output_lines`): "It prints: " + the line
-the script printed, not one the model remembers. :class:`CopyTargets` (from :func:`copy_targets`) carries
-the names, which of them were quoted, and the output lines.
-
-Only tokens with a letter or digit get a bonus: where a name ends (a quote, a brace, a space) stays
-the model's decision. Names are matched in the form they take inside a JSON string (escaped), the
-form the open string is in. The bias never makes a token allowed: the grammar's mask comes after it.
+Only tokens with a letter or digit get a bonus (and the first token of a quoted value: "# Notes"): where a span
+ends stays the model's decision. Spans are matched in the form they take inside a JSON string (escaped). The
+bias never makes a token allowed: the grammar's mask comes after it.
 
     bias = CopyBias(token_bytes)                                   # once per tokenizer
     names = copy_candidates(["how many lines in harbor_notes.txt?"])   # ['harbor_notes.txt']
     bonuses, locked = bias.bonuses(b"wc -l", [escape_for_json_string(n) for n in names])  # {id of " harbor": 6.0, ...}
-    targets = copy_targets(["append 'heavy hook' to a.txt"])         # names, and which were quoted
+    targets = copy_targets(["append 'heavy hook' to a.txt"])         # names, which were quoted, lines
     bias.field_bonuses(b"echo '", targets.escaped(), "command", written=b"")  # " heavy"... at quoted_bonus
 """
 
@@ -105,21 +75,13 @@ _TOKEN = re.compile(r"[A-Za-z0-9_./-]+")
 _NAME_LIKE = re.compile(r"[_./\-0-9]|[a-z][A-Z]")
 _PATH_PART = re.compile(rb"[/_.]")
 _FILE = re.compile(rb"[/.]")
-_SED_SCRIPT_START = re.compile(rb"^\s*sed [^']*'s?$")  # `sed -i '` and `sed -i 's`: the script's command
 _SPACED_WORD = re.compile(rb" [A-Za-z0-9_]")
-# sed's script being written: `sed -i 's/pl` (OLD), `s/plum/ap` (NEW), `s/plum/apple/` (whole)
-_SED_SCRIPT = re.compile(rb"^\s*sed [^']*'s/(?P<old>[^/']*)(?:/(?P<new>[^/']*)(?P<end>/)?)?$")
-# `>> plu`: the file a redirect writes (not `2>`, `->`, `=>`)
-_REDIRECT = re.compile(rb"(?<![>0-9&=-])>>?(?P<space> ?)(?P<target>[A-Za-z0-9_./-]*)$")
 # A closed string of the action so far: '"path": "a.txt"' -> a.txt (JSON-escaped, as the names are)
 _WORD_TEXT = re.compile(r"[A-Za-z0-9]")
+# `>> plu`: the file a redirect writes (not `2>`, `->`, `=>`)
+_REDIRECT = re.compile(rb"(?<![>0-9&=-])>>?(?P<space> ?)(?P<target>[A-Za-z0-9_./-]*)$")
 _CLOSED = re.compile(rb'"(?:command|path|content|message)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _LINE_ID = re.compile(r"[0-9a-f]{6,40}|\d+[:.]?")  # what leads a line of `git log --oneline` or a numbered list
-_PATH = re.compile(rb'"path"\s*:\s*"((?:[^"\\]|\\.)*)"')
-# A word of the request standing alone (not a part of "add_dome.py" or "src/app.py")
-_PLAIN_WORD = re.compile(r"(?<![\w./'-])[A-Za-z0-9]+(?![\w/'-]|\.\w)")
-# A new script's first statement printing a literal, being written: `print('pur` (JSON-escaped)
-_PRINT_LITERAL = re.compile(rb"^print\((?P<quote>'|\\\")(?P<text>[^'\\]*)$")
 
 
 def escape_for_json_string(text: str) -> bytes:
@@ -127,14 +89,24 @@ def escape_for_json_string(text: str) -> bytes:
     return json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8")
 
 
+# A count written as a word, copied as its digits ("the first two lines" -> 2)
+_NUMERALS = {word: str(n) for n, word in enumerate(
+    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"])}  # fmt: skip
+# What a quote that opens quoted text inside a command or code follows (`echo '`, `print(\"`, `x = '`)
+_QUOTE_OPENERS = frozenset(b" (=[,:{")
+
+
 def copy_candidates(sources: Iterable[str], workspace_names: Iterable[str] = ()) -> list[str]:
-    """The names in ``sources`` a reply may copy (see the module docstring), longest first.
+    """The names in ``sources`` a reply may copy (NAME, QUOTED, PATH and NUMBER spans: see the module
+    docstring), longest first.
 
     Args:
         sources: the user's request and the command outputs since.
         workspace_names: paths of the workspace's files and folders; a plain word of a source that is
-            one of their parts counts as a name.
+            one of their parts counts as a name, and a file name the workspace holds only inside a folder
+            brings that path.
     """
+    workspace_names = list(workspace_names)
     parts = {part for name in workspace_names for part in re.split(r"[/]", name) if part}
     stems = parts | {part.rsplit(".", 1)[0] for part in parts}
     names: set[str] = set()
@@ -147,29 +119,31 @@ def copy_candidates(sources: Iterable[str], workspace_names: Iterable[str] = ())
                 continue
             if _NAME_LIKE.search(word) or word in stems:
                 names.add(word)
+            elif word.lower() in _NUMERALS:
+                names.add(_NUMERALS[word.lower()])
     return sorted((n for n in names if n), key=lambda n: (-len(n), n))
 
 
 @dataclass(frozen=True)
 class CopyTargets:
-    """What a reply may copy: every name (`copy_candidates`), which of them the user quoted, and the
-    lines the commands since printed (a MSG may quote one: "It prints: rapid cursor ok")."""
+    """What a reply may copy: every name (`copy_candidates`), which of them the user quoted, the lines the
+    commands since printed (a MSG may quote one: "It prints: rapid cursor ok"), the workspace's paths, the quoted
+    values a file of the workspace holds, and the request's TEXT spans."""
 
     names: tuple[str, ...]
     quoted: frozenset[str] = frozenset()
     lines: tuple[str, ...] = ()
     paths: frozenset[str] = frozenset()  # the workspace's files and folders
     present: frozenset[str] = frozenset()  # the quoted values a file of the workspace holds
-    words: tuple[str, ...] = ()  # what a new script may print (`_printed_words` of the request)
 
-    def escaped(self) -> "EscapedTargets":
+    def escaped(self) -> EscapedTargets:
         """The same in the JSON-escaped byte form an open string is in (what `CopyBias` matches)."""
         names = tuple(escape_for_json_string(n) for n in self.names)
         quoted = frozenset(escape_for_json_string(n) for n in self.quoted)
         lines = tuple(escape_for_json_string(line) for line in self.lines if line not in self.names)
         paths = frozenset(escape_for_json_string(p) for p in self.paths)
         present = frozenset(escape_for_json_string(v) for v in self.present)
-        return EscapedTargets(names, quoted, lines, paths, present, tuple(escape_for_json_string(w) for w in self.words))
+        return EscapedTargets(names, quoted, lines, paths, present)
 
 
 @dataclass(frozen=True)
@@ -179,7 +153,6 @@ class EscapedTargets:
     lines: tuple[bytes, ...] = ()
     paths: frozenset[bytes] = frozenset()
     present: frozenset[bytes] = frozenset()
-    words: tuple[bytes, ...] = ()
 
 
 def output_lines(text: str) -> list[str]:
@@ -202,42 +175,13 @@ def output_lines(text: str) -> list[str]:
 def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = (), root: str | os.PathLike | None = None
                  ) -> CopyTargets:  # fmt: skip
     """`copy_candidates`, which of them the user quoted, the output lines of the commands since
-    (``sources[1:]``), and, given the workspace's ``root``, which quoted values its files hold."""
+    (``sources[1:]``) and, given the workspace's ``root``, which quoted values its files hold."""
     sources, workspace_names = list(sources), list(workspace_names)
     names = copy_candidates(sources, workspace_names)
     quoted = {next(g for g in m.groups() if g is not None) for text in sources for m in _QUOTED.finditer(text)}
     lines = dict.fromkeys(line for text in sources[1:] for line in output_lines(text))
     present = _held_by_files(quoted, root, workspace_names) if root is not None and quoted else frozenset()
-    words = tuple(_printed_words(sources[0])) if sources else ()
-    return CopyTargets(tuple(names), frozenset(quoted), tuple(lines), frozenset(workspace_names), present, words)
-
-
-_PRINT_VERBS = ("print", "prints", "printing", "output", "outputs", "say", "says", "echo", "echoes")
-_PRINT_FILLERS = frozenset({"the", "word", "words", "text", "just", "only", "out", "is", "a", "string", "line"})
-
-
-def _printed_words(request: str) -> list[str]:
-    """The word of ``request`` a new script prints: the first after a verb of printing ("prints the word
-    purple" -> purple; a typo of the verb counts: "prnt"); none where no such verb leads one."""
-    words = _PLAIN_WORD.findall(request)
-    for i, word in enumerate(words):
-        if any(_one_typo_away(word.lower(), verb) for verb in _PRINT_VERBS):
-            after = [w for w in words[i + 1 :] if w.lower() not in _PRINT_FILLERS]
-            if after:
-                return after[:1]
-    return []
-
-
-def _one_typo_away(word: str, verb: str) -> bool:
-    """``word`` is ``verb``, or ``verb`` with one letter dropped or two neighbours swapped (how requests misspell)."""
-    if word == verb:
-        return True
-    if len(word) == len(verb) - 1:
-        return any(verb[:i] + verb[i + 1 :] == word for i in range(len(verb)))
-    if len(word) == len(verb):
-        diff = [i for i in range(len(word)) if word[i] != verb[i]]
-        return len(diff) == 2 and diff[1] == diff[0] + 1 and word[diff[0]] == verb[diff[1]] and word[diff[1]] == verb[diff[0]]
-    return False
+    return CopyTargets(tuple(names), frozenset(quoted), tuple(lines), frozenset(workspace_names), present)
 
 
 def _held_by_files(values: set[str], root: str | os.PathLike, names: list[str], max_files: int = 200,
@@ -273,6 +217,7 @@ class CopyBias:
                  start_bonus: float = DEFAULT_START_BONUS, quoted_bonus: float = DEFAULT_QUOTED_BONUS) -> None:  # fmt: skip
         self.bonus, self.start_bonus, self.quoted_bonus = bonus, start_bonus, quoted_bonus
         self._all = {data: i for i, data in enumerate(token_bytes) if data}
+        self._bytes = {i: data for data, i in self._all.items()}
         self._ids = {data: i for data, i in self._all.items() if _WORD.search(data)}
         self._longest = max((len(data) for data in self._all), default=1)
         # what a locked copy restricts: tokens that could go on with a name, and (inside a quoted phrase)
@@ -280,6 +225,7 @@ class CopyBias:
         self.name_tokens = sorted(i for data, i in self._all.items() if _NAME_START.match(data))
         self.all_tokens = sorted(self._all.values())
         self.closing_tokens = sorted(i for data, i in self._all.items() if data.startswith(b'"'))
+        self.slash_tokens = sorted(i for data, i in self._all.items() if data.startswith(b"/"))
         self.quote_tokens = {q: sorted(i for data, i in self._all.items() if data.startswith(q)) for q in (b"'", b'\\"')}
         self.word_tokens = sorted(i for data, i in self._all.items() if _WORD.match(data))
         spaced_words = {i for data, i in self._all.items() if _SPACED_WORD.match(data)}
@@ -331,15 +277,16 @@ class CopyBias:
         and whether a quoted value just finished."""
         found, copied = self._matches(value, names)
         finished = [] if copied else [n for n in names if value.endswith(n) and _starts_a_name(value, len(value) - len(n))]
-        finished_quoted = any(n in quoted for n in finished)
-        if finished_quoted:  # a quoted value just ended: no bonus, its closing quote is the model's
+        if any(n in quoted for n in finished):  # a quoted value just ended: no bonus, its closing quote is the model's
             return {}, [], found, copied, True
         if finished:  # a copy just ended here (no longer name goes on from it): the word ends, a name may start
             found = [(name, c) for name, c in found if name not in quoted]
         out: dict[int, float] = {}
         for name, continuation in found:
             bonus = self.bonus if copied else self.quoted_bonus if name in quoted else self.start_bonus
-            for token in self._tokens_starting(continuation):
+            # a quoted value may start with what no name does ("# Notes"): its first token gets the bonus too
+            table = self._all if name in quoted and not copied and not continuation.startswith(b" ") else None
+            for token in self._tokens_starting(continuation, table):
                 out[token] = max(out.get(token, bonus), bonus)
         if finished:
             return out, [], found, copied, False
@@ -349,126 +296,133 @@ class CopyBias:
 
     def field_bonuses(self, value: bytes, targets: EscapedTargets, field: str, written: bytes
                       ) -> tuple[dict[int, float], list[int] | None, list[int]]:  # fmt: skip
-        """`bonuses` for the open string ``value`` of ``field``, ``written`` being the action's text so far,
-        and the tokens a lock restricts (of which only the kept ones may follow):
-
-        - the names the action's closed strings hold are not offered again;
-        - a path takes no name with a space; where the request names a path, the path is one of those
-          (locked from its first byte to its closing quote);
-        - a quoted phrase being copied is locked through its spaces: " set" may not cut "fast oyster ready";
-          a name whose copied part has a ``/``, ``_`` or ``.`` is copied to its end ("flag/customer_patch"
-          is no file; "cat" may still stop short of "catalog.py").
-        """
+        """`bonuses` for the open string ``value`` of ``field``, ``written`` being the action's text so far:
+        (bonuses, the tokens a locked copy keeps or None, the tokens the lock restricts: of these, only the
+        kept ones may follow). The slot comes from the grammar (see the module docstring): the field, and in a
+        command or a content whether a quote the string opened is still open."""
         done = _CLOSED.findall(written)
         names = [n for n in targets.names if not any(n in closed for closed in done)]
-        if field == "path":
-            names = [n for n in names if b" " not in n]
-            if names:  # the path is one of them: each token continues one, and the string ends only after one
-                ends = [n[len(value):] for n in names if n.startswith(value)] if value else names
-                kept = {t for c in ends if c for t in self._tokens_starting(c, self._all)}
-                if value in names:
-                    kept.update(self.closing_tokens)
-                if kept:
-                    return self.bonuses(value, names, targets.quoted)[0], sorted(kept), self.all_tokens
         quoted = targets.quoted
-        if field == "command" and b" " not in value:  # a command starts with a program, not the user's quoted text
-            names = [n for n in names if n not in quoted]
-        if field == "message" and targets.lines:  # an output line is quoted text: copied whole, at quoted_bonus
+        if field == "path":  # PATH: one of the request's names without a space, from its first byte to its closing quote
+            path = self._one_of(value, [n for n in names if b" " not in n and not n.isdigit()], quoted, self.closing_tokens)
+            if path is not None:
+                return path
+        if field == "message":  # an output line is quoted text: copied whole, at quoted_bonus
             names += [line for line in targets.lines if not any(line in closed for closed in done)]
             quoted = quoted | frozenset(targets.lines)
-        if field == "command" and _SED_SCRIPT_START.search(value):  # sed's own "s/" comes first, not a value
-            return {}, None, self.name_tokens
-        script = _SED_SCRIPT.search(value) if field == "command" and targets.present else None
-        if script is not None:  # s/OLD/NEW/: OLD is a quoted value the workspace holds, NEW another one
-            old, new = script.group("old"), script.group("new")
-            if script.group("end") is not None:  # the script is whole: its closing quote
-                return {}, self._tokens_starting(b"' ", self._all), self.all_tokens
-            text = old if new is None else new
-            values = [v for v in quoted if v in targets.present] if new is None else [v for v in quoted if v != old]
-            ends = [v[len(text) :] for v in values if v.startswith(text) and v != text]
-            bonus = self.bonus if text else self.quoted_bonus
-            out = {t: bonus for end in ends for t in self._tokens_starting(end)}
-            kept = {t for end in ends for t in self._tokens_starting(end, self._all)}
-            if text in values:  # OLD goes on to NEW; NEW ends the script
-                kept.update(self._tokens_starting(b"/" if new is None else b"/'", self._all))
-            if kept:
-                return out, sorted(kept), self.all_tokens
-        redirect = _REDIRECT.search(value) if field == "command" else None
-        if redirect is not None:  # the file a command writes to is one the conversation names, where it names one
-            files = [n for n in names if _FILE.search(n) and b" " not in n and n not in quoted]
+            out, kept, found, copied, finished_quoted = self._bias(value, names, quoted, MSG_LOCK_AFTER)
+            return out, kept, self._restriction(value, kept, found, copied, finished_quoted, targets.lines, names, quoted)
+        opened, whole_value = _open_quote(value) if field in ("command", "content") else None, value
+        if opened is not None:  # QUOTED: inside a quote the string opened, the slot starts after it
+            before, value = value[:opened], value[opened:]
+            closing = self.quote_tokens[b'\\"' if before.endswith(b'\\"') else b"'"]
+            names = [n for n in names if n not in before]
+            values = [n for n in names if n in quoted and n not in value]
+            whole = [n for n in names if n in quoted and value.endswith(n) and n not in value[: -len(n)]]
+            if whole:  # a quoted value is whole: the quote closes (in a command, a `/` may part it from the next)
+                ends = [*closing, *(self.slash_tokens if field == "command" else ())]
+                longer = [(n, n[len(w) :]) for w in whole for n in values if n.startswith(w)]  # or a longer one goes on
+                out = {t: self.bonus for _, c in longer for t in self._tokens_starting(c)}
+                return out, sorted({*ends, *(t for _, c in longer for t in self._tokens_starting(c, self._all))}), self.all_tokens
+            if any(n in value for n in names if n in quoted):  # the quote holds the user's text, not names
+                if not values and value.endswith(b"/"):  # every value is in: it closes
+                    return {}, closing, self.all_tokens
+                names = values
+            elif field == "content" and not values:  # a literal of code without a quoted value: one of the names
+                values = [n for n in names if n not in value]
+            starts = [n for n in values if n in targets.present] or values  # what the workspace holds comes first
+            # where a quote may take the text the work dir holds and a new one (a substitution), one letter before a
+            # `/` (`s/`) is the quote's own syntax
+            operators = field == "command" and len(values) > 1 and any(n in targets.present for n in starts)
+            if starts and (not value or value.endswith(b"/") or (operators and len(value) == 1 and value.isalpha())):
+                return self._quoted_start(value, starts, closing, operators)
+        elif field == "command" and b" " not in value:  # PROGRAM: a command starts with a program, not quoted text
+            names = [n for n in names if n not in quoted]
+        elif field == "command" and (redirect := _REDIRECT.search(value)) is not None:  # PATH: a redirect's file
             target = redirect.group("target")
-            space = b"" if target or redirect.group("space") else b" "  # `>>` + " plum.txt"
-            ends = [space + n[len(target) :] for n in files if n.startswith(target) and n != target]
-            if ends:
-                out = {t: self.bonus if target else self.start_bonus for end in ends for t in self._tokens_starting(end)}
-                return out, sorted({t for end in ends for t in self._tokens_starting(end, self._all)}), self.all_tokens
-        created = _created_file(field, written, targets)  # the content of a file this EDIT creates, or None
-        printed = _PRINT_LITERAL.match(value) if created is not None and created.endswith(b".py") else None
-        if printed is not None:  # what a new script prints is the user's: a value they quoted, or one of their words
-            text, quote = printed.group("text"), printed.group("quote")
-            done = set(_CLOSED.findall(written))  # not the script's own path
-            values = [v for v in (*sorted(targets.quoted), *targets.words) if v not in done]
-            ends = [v[len(text) :] for v in values if v.startswith(text) and v != text]
-            kept = {t for end in ends for t in self._tokens_starting(end, self._all)}
-            if text in values:  # a whole one: the literal closes
-                kept.update(self.quote_tokens[quote])
-            if kept:
-                bonus = self.bonus if text else self.quoted_bonus
-                return {t: bonus for end in ends for t in self._tokens_starting(end)}, sorted(kept), self.all_tokens
-        out, kept, found, copied, finished_quoted = self._bias(value, names, quoted, MSG_LOCK_AFTER if field == "message" else LOCK_AFTER)
-        quote, argument = _open_argument(value) if field == "command" else (None, None)
-        if created is not None and not created.endswith(b".py"):  # a text file: a text the user quoted is its content
-            argument = value
-        if argument is not None:  # the user's quoted text goes here: one of the unused values, whole
-            if quote is not None and argument in quoted:  # copied whole: the argument's quote closes it
-                return out, self.quote_tokens[quote], self.all_tokens
-            ends = [n[len(argument):] for n in names if n in quoted and n not in value and n.startswith(argument) and n != argument]
-            for end in ends:
-                for token in self._tokens_starting(end):
-                    out[token] = max(out.get(token, 0.0), self.quoted_bonus)
-            locked = {t for end in ends for t in self._tokens_starting(end, self._all)}
-            if quote is None and argument in quoted:  # a new file's content, whole: its line ends, then the string
-                locked.update(self._tokens_starting(b'\\n"', self._all))  # (not "slow wave ok])\n    ready = ...")
-            elif quote is None and argument.endswith(b"\\n") and argument[:-2] in quoted:
-                locked.update(self.closing_tokens)
-            if locked:
-                return out, sorted(locked), self.all_tokens
-        restrict = self.name_tokens
-        if kept == []:  # a copy just finished: the word ends; after a quoted value, the quote closes next
-            restrict = self.phrase_word_tokens if finished_quoted else self.word_tokens
-        elif kept is not None:
-            if any(b" " in c for _, c in found):
-                restrict = self.phrase_tokens
-            lines = [c for n, c in found if n in targets.lines] if field == "message" else []
-            if lines:  # an output line is quoted whole, not left for a name it passes ("hello from app" + "]:", + ".py")
-                kept, restrict = sorted({t for c in lines for t in self._tokens_starting(c, self._all)}), self.all_tokens
-            if _PATH_PART.search(value[-copied:]):  # a path half copied ("flag/customer_patch") is finished
-                restrict = self.all_tokens
-            elif value[-copied:].isdigit() and all(n.isdigit() for n, _ in found) and value[-copied:] not in names:
-                restrict = self.all_tokens  # so is a number: the "1" of "10" is another number (`head -n 1`)
-            elif field != "message" and b" " in value and all(_FILE.search(n) for n, _ in found):
-                restrict = self.all_tokens  # so is a file's name begun after the program ("cat app" + " x" for app.py)
+            lead = b"" if target or redirect.group("space") else b" "  # `>>` + " plum.txt"
+            files = [n for n in names if _FILE.search(n) and b" " not in n and n not in quoted]
+            path = self._one_of(target, files, quoted, lead=lead)
+            if path is not None:
+                return path
+        out, kept, found, copied, finished_quoted = self._bias(value, names, quoted, LOCK_AFTER)
+        restrict = self._restriction(value, kept, found, copied, finished_quoted, (), names, quoted)
+        if field == "content" and opened is None and (finished_quoted or value.endswith(b"\\n") and value[:-2] in quoted):
+            # a content that is a quoted value is that line: a newline, then the string ends
+            ends = self.closing_tokens if value[:-2] in quoted else sorted({*self._tokens_starting(b'\\n"', self._all), *self.closing_tokens})
+            return {}, ends, self.all_tokens
+        if kept and field == "command" and b" " in whole_value \
+                and found and all(_FILE.search(n) for n, _ in found):  # fmt: skip
+            restrict = self.all_tokens  # a file's name begun after the program is finished ("cat app" + " x" for app.py)
         return out, kept, restrict
 
+    def _quoted_start(self, value: bytes, starts: list[bytes], closing: list[int], operators: bool):
+        """Where a quote's text starts (or a ``/`` in it): one of ``starts`` begins. With ``operators``, a
+        one-letter operator before a ``/`` (``s/``, ``y/``) may come first, at the values' bonus (which of them is
+        the model's choice): it is the quote's own syntax, not a copy, and after it a ``/`` may follow."""
+        text = value.rsplit(b"/", 1)[-1] if value.endswith(b"/") else value
+        ends = [n[len(text) :] for n in starts if n.startswith(text) and n != text]
+        kept = {t for c in ends for t in self._tokens_starting(c, self._all)}
+        bonus = self.bonus if text else self.quoted_bonus
+        out = {t: bonus for c in ends for t in self._tokens_starting(c)}
+        if operators and not value:  # the operator's letter
+            letters = [t for t in self.word_tokens if len(self._bytes[t]) == 1 and self._bytes[t].isalpha()]
+            kept.update(letters)
+            out.update(dict.fromkeys(letters, bonus))
+        elif operators and len(value) == 1:
+            kept.update(self.slash_tokens)
+        if text in starts:  # a one-letter value, whole: its quote may close
+            kept.update(closing)
+        return out, sorted(kept), self.all_tokens
 
-def _open_argument(command: bytes) -> tuple[bytes | None, bytes | None]:
-    """(the quote, what a command (JSON-escaped) holds after it) for a quote that opens an argument, or (None,
-    None): the quote follows a space and is not closed yet, and the command is not sed (``sed -i
-    's/old/new/'``: its script is no value)."""
-    if command.lstrip().startswith(b"sed "):
-        return None, None
-    for quote in (b"'", b'\\"'):
-        at = command.rfind(b" " + quote)
-        if at >= 0 and command.count(quote) % 2 == 1:
-            return quote, command[at + 1 + len(quote) :]
-    return None, None
+    def _one_of(self, value: bytes, names: list[bytes], quoted: frozenset[bytes], end_tokens: list[int] = (),
+                lead: bytes = b""):  # fmt: skip
+        """A PATH slot holding ``value``: each token goes on with one of ``names`` (``lead`` first), and where
+        ``value`` is one of them, ``end_tokens`` may follow; None where none goes on."""
+        ends = [lead + n[len(value) :] for n in names if n.startswith(value) and n != value]
+        kept = {t for c in ends for t in self._tokens_starting(c, self._all)}
+        if value in names:
+            kept.update(end_tokens)
+        if not kept:
+            return None
+        bonus = self.bonus if value else self.start_bonus
+        return {t: bonus for c in ends for t in self._tokens_starting(c)}, sorted(kept), self.all_tokens
+
+    def _restriction(self, value: bytes, kept, found, copied: int, finished_quoted: bool, lines, names,
+                     quoted: frozenset[bytes]) -> list[int]:  # fmt: skip
+        """The tokens a lock restricts: those that could go on with a name; where a word ended, those that start
+        one; all of them where no other token may end the copy (a path, a number, an output line)."""
+        if kept == []:  # a copy just finished: the word ends; after a quoted value, no word follows
+            return self.phrase_word_tokens if finished_quoted else self.word_tokens
+        if kept is None:
+            return self.name_tokens
+        if any(n in lines for n, _ in found):  # an output line is quoted whole ("hello from app" + "]:", + ".py")
+            return self.all_tokens
+        if _PATH_PART.search(value[-copied:]):  # a path half copied ("flag/customer_patch") is finished
+            return self.all_tokens
+        if value[-copied:].isdigit() and all(n.isdigit() for n, _ in found) and value[-copied:] not in names:
+            return self.all_tokens  # so is a number: the "1" of "10" is another number (`head -n 1`)
+        if all(n in quoted for n, _ in found):  # a quoted value is copied whole
+            return self.all_tokens
+        if any(b" " in c for _, c in found):  # a phrase is copied through its spaces
+            return self.phrase_tokens
+        return self.name_tokens
 
 
-def _created_file(field: str, written: bytes, targets: "EscapedTargets") -> bytes | None:
-    """The path of the file whose content ``field`` is, where the EDIT creates it (the path it closed is
-    no file of the workspace); None otherwise."""
-    path = _PATH.search(written) if field == "content" else None
-    return path.group(1) if path is not None and path.group(1) not in targets.paths else None
+def _open_quote(value: bytes) -> int | None:
+    """Where the text of a quote ``value`` (a JSON-escaped command or content) opened and has not closed starts,
+    or None. A quote opens quoted text after a space, ``(``, ``=``, ``[``, ``,``, ``:`` or ``{`` (``echo '``,
+    ``print(\\"``; not the ``'`` of ``don't``) and closes at the same quote."""
+    quote, start, at = None, None, 0
+    while at < len(value):
+        step = 2 if value[at : at + 1] == b"\\" else 1
+        char = value[at : at + step]
+        if quote is None and char in (b"'", b'\\"') and at > 0 and value[at - 1] in _QUOTE_OPENERS:
+            quote, start = char, at + step
+        elif quote is not None and char == quote:
+            quote, start = None, None
+        at += step
+    return start
 
 
 def _starts_a_name(value: bytes, at: int) -> bool:
