@@ -66,9 +66,15 @@ def test_the_suite_meets_its_size_floors(blind):
     assert parts["catalogue"] >= MIN_CATALOGUE and parts["outside"] >= MIN_OUTSIDE
 
 
+# Intents added to the catalogue after blind_v1 was written: v1 asks for them in its outside part (a frozen suite is
+# never edited); the next version asks for them as catalogue intents.
+AFTER_V1 = frozenset({"last_line", "nth_line", "current_branch", "commit_count", "copy_file", "rename_file", "greeting"})
+
+
 def test_every_catalogue_intent_is_asked_several_times(blind):
     counts = Counter(r.intent for r in blind.values())
-    assert {name: counts[name] for name in all_intents() if counts[name] < MIN_PER_INTENT} == {}
+    assert {name: counts[name] for name in all_intents() if counts[name] < MIN_PER_INTENT and name not in AFTER_V1} == {}
+    assert not {r.intent for r in blind.values()} & AFTER_V1
 
 
 NEGATIVES = {

@@ -37,7 +37,8 @@ MSG, where the "t" of "the" must not turn into "tests/..."), the copy is locked:
 name must go on with this one. A small model otherwise drifts back into a name it remembers halfway through
 ("check_pa" + "yments" for check_patches.py). A quoted value, a copy whose copied part holds ``/``, ``_`` or
 ``.``, a number begun (the ``1`` of ``10``) and a file's name begun after a program are finished: no other token
-may end them. Once a span is whole the word ends (``call mom`` + ``ortar`` is refused). A span the action already
+may end them. Once a span is whole the word ends (``call mom`` + ``ortar`` is refused; a number ends at a
+non-digit: ``sed -n '4p'``). A span the action already
 holds (in the open string or a string it closed) is not offered again: each value goes to one slot.
 
 Only tokens with a letter or digit get a bonus (and the first token of a quoted value: "# Notes"): where a span
@@ -225,6 +226,7 @@ class CopyBias:
         self.name_tokens = sorted(i for data, i in self._all.items() if _NAME_START.match(data))
         self.all_tokens = sorted(self._all.values())
         self.closing_tokens = sorted(i for data, i in self._all.items() if data.startswith(b'"'))
+        self.digit_tokens = sorted(i for data, i in self._all.items() if data[:1].isdigit())
         self.slash_tokens = sorted(i for data, i in self._all.items() if data.startswith(b"/"))
         self.quote_tokens = {q: sorted(i for data, i in self._all.items() if data.startswith(q)) for q in (b"'", b'\\"')}
         self.word_tokens = sorted(i for data, i in self._all.items() if _WORD.match(data))
@@ -274,11 +276,11 @@ class CopyBias:
 
     def _bias(self, value: bytes, names: list[bytes], quoted: frozenset[bytes], lock_after: int = LOCK_AFTER):
         """`bonuses`, plus what `field_bonuses` picks its restriction by: the matches, the bytes copied,
-        and whether a quoted value just finished."""
+        and what just ended there: "quoted" (a quoted value), "number", "name" or None."""
         found, copied = self._matches(value, names)
         finished = [] if copied else [n for n in names if value.endswith(n) and _starts_a_name(value, len(value) - len(n))]
         if any(n in quoted for n in finished):  # a quoted value just ended: no bonus, its closing quote is the model's
-            return {}, [], found, copied, True
+            return {}, [], found, copied, "quoted"
         if finished:  # a copy just ended here (no longer name goes on from it): the word ends, a name may start
             found = [(name, c) for name, c in found if name not in quoted]
         out: dict[int, float] = {}
@@ -289,10 +291,10 @@ class CopyBias:
             for token in self._tokens_starting(continuation, table):
                 out[token] = max(out.get(token, bonus), bonus)
         if finished:
-            return out, [], found, copied, False
+            return out, [], found, copied, "number" if all(n.isdigit() for n in finished) else "name"
         if not (found and copied >= lock_after):
-            return out, None, found, copied, False
-        return out, sorted({t for _, c in found for t in self._tokens_starting(c, self._all)}), found, copied, False
+            return out, None, found, copied, None
+        return out, sorted({t for _, c in found for t in self._tokens_starting(c, self._all)}), found, copied, None
 
     def field_bonuses(self, value: bytes, targets: EscapedTargets, field: str, written: bytes
                       ) -> tuple[dict[int, float], list[int] | None, list[int]]:  # fmt: skip
@@ -310,8 +312,8 @@ class CopyBias:
         if field == "message":  # an output line is quoted text: copied whole, at quoted_bonus
             names += [line for line in targets.lines if not any(line in closed for closed in done)]
             quoted = quoted | frozenset(targets.lines)
-            out, kept, found, copied, finished_quoted = self._bias(value, names, quoted, MSG_LOCK_AFTER)
-            return out, kept, self._restriction(value, kept, found, copied, finished_quoted, targets.lines, names, quoted)
+            out, kept, found, copied, ended = self._bias(value, names, quoted, MSG_LOCK_AFTER)
+            return out, kept, self._restriction(value, kept, found, copied, ended, targets.lines, names, quoted)
         opened, whole_value = _open_quote(value) if field in ("command", "content") else None, value
         if opened is not None:  # QUOTED: inside a quote the string opened, the slot starts after it
             before, value = value[:opened], value[opened:]
@@ -345,9 +347,9 @@ class CopyBias:
             path = self._one_of(target, files, quoted, lead=lead)
             if path is not None:
                 return path
-        out, kept, found, copied, finished_quoted = self._bias(value, names, quoted, LOCK_AFTER)
-        restrict = self._restriction(value, kept, found, copied, finished_quoted, (), names, quoted)
-        if field == "content" and opened is None and (finished_quoted or value.endswith(b"\\n") and value[:-2] in quoted):
+        out, kept, found, copied, ended = self._bias(value, names, quoted, LOCK_AFTER)
+        restrict = self._restriction(value, kept, found, copied, ended, (), names, quoted)
+        if field == "content" and opened is None and (ended == "quoted" or value.endswith(b"\\n") and value[:-2] in quoted):
             # a content that is a quoted value is that line: a newline, then the string ends
             ends = self.closing_tokens if value[:-2] in quoted else sorted({*self._tokens_starting(b'\\n"', self._all), *self.closing_tokens})
             return {}, ends, self.all_tokens
@@ -388,12 +390,13 @@ class CopyBias:
         bonus = self.bonus if value else self.start_bonus
         return {t: bonus for c in ends for t in self._tokens_starting(c)}, sorted(kept), self.all_tokens
 
-    def _restriction(self, value: bytes, kept, found, copied: int, finished_quoted: bool, lines, names,
+    def _restriction(self, value: bytes, kept, found, copied: int, ended: str | None, lines, names,
                      quoted: frozenset[bytes]) -> list[int]:  # fmt: skip
         """The tokens a lock restricts: those that could go on with a name; where a word ended, those that start
         one; all of them where no other token may end the copy (a path, a number, an output line)."""
         if kept == []:  # a copy just finished: the word ends; after a quoted value, no word follows
-            return self.phrase_word_tokens if finished_quoted else self.word_tokens
+            # (a number ends at a non-digit: `sed -n '4p'`)
+            return {"quoted": self.phrase_word_tokens, "number": self.digit_tokens}.get(ended, self.word_tokens)
         if kept is None:
             return self.name_tokens
         if any(n in lines for n, _ in found):  # an output line is quoted whole ("hello from app" + "]:", + ".py")

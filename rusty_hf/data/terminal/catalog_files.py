@@ -120,6 +120,26 @@ def tail_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     return Case({"file": path, "n": str(n)}, (cmd(f"tail -n {n} {path}"),), check, args=(path,))
 
 
+@intent("last_line", "python", phrasings.LAST_LINE)
+def last_line(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    path = text_file(fx, rng, min_lines=3)
+    lines = lines_of(fx, path)
+    hidden = [h for h in lines[:-1] if h.strip() and h not in lines[-1]]
+    check = Check("output", all_of=(one(lines[-1]),), none_of=(*hidden, *other_lines(fx, keep={path})))
+    return Case({"file": path}, (cmd(f"tail -n 1 {path}"),), check, args=(path,))
+
+
+@intent("nth_line", "python", phrasings.NTH_LINE)
+def nth_line(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    path = text_file(fx, rng, min_lines=4)
+    lines = lines_of(fx, path)
+    numbers = [n for n in range(2, len(lines)) if lines[n - 1].strip() and lines.count(lines[n - 1]) == 1]
+    n = rng.choice(numbers or [1])
+    hidden = [h for h in lines if h.strip() and h not in lines[n - 1]]
+    check = Check("output", all_of=(one(lines[n - 1]),), none_of=(*hidden, *other_lines(fx, keep={path})))
+    return Case({"file": path, "n": str(n)}, (cmd(f"sed -n '{n}p' {path}"),), check, args=(path, str(n)))
+
+
 def _count(name: str, flag: str, measure, templates: tuple[str, ...]) -> None:
     def build(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
         path = text_file(fx, rng)

@@ -61,6 +61,7 @@ TOPICS: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
 }
 IDENTITY = "Rusty: a tiny terminal assistant. I run commands and edit files in this folder, one action at a time."
 ACKS = ("Done. Next?", "Noted.", "Good. What next?")
+GREETINGS = ("Hi. What should I run?", "Hello. What do you need in this folder?")
 REFUSE_DESTROY = "No. That destroys files outside this project. Name what to delete in here."
 REFUSE_OUTSIDE = "No. I only work inside this folder."
 
@@ -80,6 +81,11 @@ def identity(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 @intent("acknowledge", "python", phrasings.ACKNOWLEDGE)
 def acknowledge(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     return Case({}, (msg(rng.choice(ACKS)),), Check("msg"))
+
+
+@intent("greeting", "python", phrasings.GREETING)
+def greeting(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    return Case({}, (msg(rng.choice(GREETINGS)),), Check("msg"))
 
 
 @intent("refuse_destructive", "python", phrasings.REFUSE_DESTRUCTIVE)

@@ -88,11 +88,45 @@ def git_show(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     return Case({}, (cmd("git show --stat HEAD"),), check)
 
 
-@intent("create_file", "python", phrasings.CREATE_FILE)
-def create_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+@intent("current_branch", "python", phrasings.CURRENT_BRANCH)
+def current_branch(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    check = Check("output", all_of=(one("main"),), none_of=other_lines(fx), no_names=other_names(fx, ()))
+    return Case({}, (cmd("git branch --show-current"),), check)
+
+
+@intent("commit_count", "python", phrasings.COMMIT_COUNT)
+def commit_count(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    n = str(len(fx.facts["subjects"]))
+    check = Check("output", all_of=(one(n),), none_of=(*fx.facts["subjects"], *other_lines(fx)), number=n)
+    return Case({}, (cmd("git rev-list --count HEAD"),), check)
+
+
+def _new_txt(fx: Fixture, pool: ValuePool) -> str:
     path = f"{pool.module()}.txt"
     while path in fx.tree_files():
         path = f"{pool.module()}.txt"
+    return path
+
+
+@intent("copy_file", "python", phrasings.COPY_FILE)
+def copy_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    path = rng.choice(sorted(p for p in visible(fx) if p.endswith(".txt")))
+    dest = _new_txt(fx, pool)
+    check = Check("files", files=((dest, fx.tree_files()[path]),))
+    return Case({"file": path, "dest": dest}, (cmd(f"cp {path} {dest}"),), check, args=(path, dest))
+
+
+@intent("rename_file", "python", phrasings.RENAME_FILE)
+def rename_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    path = rng.choice(sorted(p for p in visible(fx) if p.endswith(".txt")))
+    dest = _new_txt(fx, pool)
+    check = Check("files", files=((path, None), (dest, fx.tree_files()[path])))
+    return Case({"file": path, "dest": dest}, (cmd(f"mv {path} {dest}"),), check, args=(path, dest))
+
+
+@intent("create_file", "python", phrasings.CREATE_FILE)
+def create_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    path = _new_txt(fx, pool)
     text = pool.phrase()
     return Case({"file": path, "text": text}, (edit(path, text + "\n"),), Check("files", files=((path, text + "\n"),)),
                 args=(path, text))  # fmt: skip

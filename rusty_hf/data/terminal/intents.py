@@ -27,7 +27,7 @@ from rusty_hf.data.terminal.fixtures import Fixture
 from rusty_hf.data.terminal.values import ValuePool
 
 HELD_OUT_PHRASING_SHARE = 4
-SHELL_WORDS = frozenset({"ls", "cat", "head", "tail", "wc", "grep", "find", "python3", "git", "cargo", "rm", "sed"})  # one template in four (at least one) per intent is held out
+SHELL_WORDS = frozenset({"ls", "cat", "head", "tail", "wc", "grep", "find", "python3", "git", "cargo", "rm", "sed", "cp", "mv"})  # one template in four (at least one) per intent is held out
 _PREFIXES = ("", "", "", "", "please ", "hey, ", "quick: ", "pls ", "ok ")
 _SUFFIXES = ("", "", "", "", " please", " thx", " now", "!")
 TYPO_RATE = 0.15

@@ -319,3 +319,44 @@ WHAT_CHANGED = (  # GIT_STATUS shows the status; these want the files named
     "report which files differ from the last commit", "name every file with uncommitted changes",
     "tell me which files are new or edited",
 )  # fmt: skip
+# -- what users ask first (issue 37, item 4) ---------------------------------------------------------------
+LAST_LINE = (
+    "last line of {file}", "what's the final line of {file}?", "show only the last line in {file}", "tail -n 1 {file}",
+    "{file}: which line comes last?", "print the very last line of {file}", "the bottom line of {file}, nothing else",
+    "what does {file} end with?", "just the closing line of {file}", "give me the last line from {file}",
+    "how does {file} end? one line", "show the end of {file}, a single line", "what is written on the last line of {file}",
+)  # fmt: skip
+NTH_LINE = (
+    "what's on line {n} of {file}?", "print line number {n} of {file}", "sed -n '{n}p' {file}",
+    "{file}, line {n} only", "just line {n} from {file}", "give me line {n} in {file}", "line {n} of {file}?",
+    "read me line {n} of {file}", "which text is on line {n} of {file}", "display only line {n} of {file}",
+    "I need line {n} of {file}, nothing else", "what does line {n} of {file} say?",
+)  # fmt: skip
+CURRENT_BRANCH = (
+    "which branch am I on?", "current branch?", "git branch --show-current", "what's the name of this branch",
+    "tell me the branch name", "what branch is checked out?", "which git branch is this", "name of the current branch?",
+    "show the active branch", "what branch are we on", "are we on main or some other branch?", "print the branch name",
+    "what's the checked out branch called?",
+)  # fmt: skip
+COMMIT_COUNT = (
+    "how many commits are there?", "count the commits", "git rev-list --count HEAD", "number of commits in the history?",
+    "total commit count?", "how long is the git history, in commits?",
+    "count the commits on this branch", "how many commits so far?", "what's the commit count",
+    "tell me how many commits exist", "how many times has this been committed?", "commits in total?",
+)  # fmt: skip
+COPY_FILE = (
+    "copy {file} to {dest}", "cp {file} {dest}", "make a copy of {file} called {dest}", "duplicate {file} as {dest}",
+    "{file} -> {dest}, keep the original", "create {dest} as a copy of {file}", "copy {file} into a new file {dest}",
+    "back up {file} to {dest}", "put a copy of {file} at {dest}", "clone {file} into {dest}", "I want {dest} to be a copy of {file}",
+    "save a duplicate of {file} named {dest}", "copy the file {file} over to {dest}",
+)  # fmt: skip
+RENAME_FILE = (
+    "rename {file} to {dest}", "mv {file} {dest}", "move {file} to {dest}", "change the name of {file} to {dest}",
+    "{file} should be called {dest}", "give {file} the name {dest}",
+    "call {file} {dest} instead", "move {file} over to {dest}", "I'd like {file} renamed to {dest}",
+    "can you rename {file} into {dest}", "{file} -> {dest}, no copy", "switch the name of {file} to {dest}",
+)  # fmt: skip
+GREETING = (
+    "hello", "hey there", "hello!", "yo", "hiya", "good evening", "hey rusty, you there?",
+    "morning!", "greetings", "hello there", "good afternoon",
+)  # fmt: skip
