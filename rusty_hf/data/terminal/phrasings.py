@@ -339,7 +339,7 @@ CURRENT_BRANCH = (
     "what's the checked out branch called?",
 )  # fmt: skip
 COMMIT_COUNT = (
-    "how many commits are there?", "count the commits", "git rev-list --count HEAD", "number of commits in the history?",
+    "count the commits", "git rev-list --count HEAD", "number of commits in the history?",
     "total commit count?", "how long is the git history, in commits?",
     "count the commits on this branch", "how many commits so far?", "what's the commit count",
     "tell me how many commits exist", "how many times has this been committed?", "commits in total?",
@@ -357,6 +357,6 @@ RENAME_FILE = (
     "can you rename {file} into {dest}", "{file} -> {dest}, no copy", "switch the name of {file} to {dest}",
 )  # fmt: skip
 GREETING = (
-    "hello", "hey there", "hello!", "yo", "hiya", "good evening", "hey rusty, you there?",
-    "morning!", "greetings", "hello there", "good afternoon",
+    "hey there", "hiya", "good evening", "hey rusty, you there?",
+    "morning!", "greetings", "good afternoon",
 )  # fmt: skip
