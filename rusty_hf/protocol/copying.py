@@ -218,7 +218,6 @@ class CopyBias:
                  start_bonus: float = DEFAULT_START_BONUS, quoted_bonus: float = DEFAULT_QUOTED_BONUS) -> None:  # fmt: skip
         self.bonus, self.start_bonus, self.quoted_bonus = bonus, start_bonus, quoted_bonus
         self._all = {data: i for i, data in enumerate(token_bytes) if data}
-        self._bytes = {i: data for data, i in self._all.items()}
         self._ids = {data: i for data, i in self._all.items() if _WORD.search(data)}
         self._longest = max((len(data) for data in self._all), default=1)
         # what a locked copy restricts: tokens that could go on with a name, and (inside a quoted phrase)
@@ -230,6 +229,7 @@ class CopyBias:
         self.slash_tokens = sorted(i for data, i in self._all.items() if data.startswith(b"/"))
         self.quote_tokens = {q: sorted(i for data, i in self._all.items() if data.startswith(q)) for q in (b"'", b'\\"')}
         self.word_tokens = sorted(i for data, i in self._all.items() if _WORD.match(data))
+        self.letter_tokens = sorted(i for data, i in self._all.items() if len(data) == 1 and data.isalpha())  # `s` of `s/`
         spaced_words = {i for data, i in self._all.items() if _SPACED_WORD.match(data)}
         self.phrase_word_tokens = sorted(spaced_words.union(self.word_tokens))
         self.phrase_tokens = sorted(spaced_words.union(self.name_tokens))
@@ -306,7 +306,7 @@ class CopyBias:
         names = [n for n in targets.names if not any(n in closed for closed in done)]
         quoted = targets.quoted
         if field == "path":  # PATH: one of the request's names without a space, from its first byte to its closing quote
-            path = self._one_of(value, [n for n in names if b" " not in n and not n.isdigit()], quoted, self.closing_tokens)
+            path = self._one_of(value, [n for n in names if b" " not in n and not n.isdigit()], self.closing_tokens)
             if path is not None:
                 return path
         if field == "message":  # an output line is quoted text: copied whole, at quoted_bonus
@@ -344,7 +344,7 @@ class CopyBias:
             target = redirect.group("target")
             lead = b"" if target or redirect.group("space") else b" "  # `>>` + " plum.txt"
             files = [n for n in names if _FILE.search(n) and b" " not in n and n not in quoted]
-            path = self._one_of(target, files, quoted, lead=lead)
+            path = self._one_of(target, files, lead=lead)
             if path is not None:
                 return path
         out, kept, found, copied, ended = self._bias(value, names, quoted, LOCK_AFTER)
@@ -368,17 +368,15 @@ class CopyBias:
         bonus = self.bonus if text else self.quoted_bonus
         out = {t: bonus for c in ends for t in self._tokens_starting(c)}
         if operators and not value:  # the operator's letter
-            letters = [t for t in self.word_tokens if len(self._bytes[t]) == 1 and self._bytes[t].isalpha()]
-            kept.update(letters)
-            out.update(dict.fromkeys(letters, bonus))
+            kept.update(self.letter_tokens)
+            out.update(dict.fromkeys(self.letter_tokens, bonus))
         elif operators and len(value) == 1:
             kept.update(self.slash_tokens)
         if text in starts:  # a one-letter value, whole: its quote may close
             kept.update(closing)
         return out, sorted(kept), self.all_tokens
 
-    def _one_of(self, value: bytes, names: list[bytes], quoted: frozenset[bytes], end_tokens: list[int] = (),
-                lead: bytes = b""):  # fmt: skip
+    def _one_of(self, value: bytes, names: list[bytes], end_tokens: list[int] = (), lead: bytes = b""):
         """A PATH slot holding ``value``: each token goes on with one of ``names`` (``lead`` first), and where
         ``value`` is one of them, ``end_tokens`` may follow; None where none goes on."""
         ends = [lead + n[len(value) :] for n in names if n.startswith(value) and n != value]

@@ -101,6 +101,11 @@ def commit_count(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     return Case({}, (cmd("git rev-list --count HEAD"),), check)
 
 
+def _txt_file(fx: Fixture, rng: random.Random) -> str:
+    """One of the work dir's text files (``.txt``)."""
+    return rng.choice(sorted(p for p in visible(fx) if p.endswith(".txt")))
+
+
 def _new_txt(fx: Fixture, pool: ValuePool) -> str:
     path = f"{pool.module()}.txt"
     while path in fx.tree_files():
@@ -110,7 +115,7 @@ def _new_txt(fx: Fixture, pool: ValuePool) -> str:
 
 @intent("copy_file", "python", phrasings.COPY_FILE)
 def copy_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    path = rng.choice(sorted(p for p in visible(fx) if p.endswith(".txt")))
+    path = _txt_file(fx, rng)
     dest = _new_txt(fx, pool)
     check = Check("files", files=((dest, fx.tree_files()[path]),))
     return Case({"file": path, "dest": dest}, (cmd(f"cp {path} {dest}"),), check, args=(path, dest))
@@ -118,7 +123,7 @@ def copy_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 
 @intent("rename_file", "python", phrasings.RENAME_FILE)
 def rename_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    path = rng.choice(sorted(p for p in visible(fx) if p.endswith(".txt")))
+    path = _txt_file(fx, rng)
     dest = _new_txt(fx, pool)
     check = Check("files", files=((path, None), (dest, fx.tree_files()[path])))
     return Case({"file": path, "dest": dest}, (cmd(f"mv {path} {dest}"),), check, args=(path, dest))
@@ -142,7 +147,7 @@ def create_script(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 
 @intent("append_line", "python", phrasings.APPEND_LINE)
 def append_line(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    path = rng.choice(sorted(p for p in visible(fx) if p.endswith(".txt")))
+    path = _txt_file(fx, rng)
     line = pool.phrase()
     content = fx.tree_files()[path] + line + "\n"
     return Case({"file": path, "line": line}, (cmd(f"echo '{line}' >> {path}"),), Check("files", files=((path, content),)),
