@@ -250,10 +250,13 @@ def test_a_literal_in_code_holds_a_quoted_value_else_a_name(slot_table):
     assert allowed and all(b"fast oyster ready".startswith(t) for t in allowed)
     _, kept, restrict = bias.field_bonuses(b"print('fast oyster ready", quoted, "content", written=written)
     assert all(t.startswith(b"'") for t in _allowed(kept, restrict, slot_table))  # then the literal closes
-    # no quoted value: a name of the request not used yet (the path holds plum_dam.py)
+    # no quoted value: a name of the request not used yet (the path holds plum_dam.py) gets the start bonus, and
+    # locks at its first byte; the literal stays the model's to write (`split(',')`)
     named = copy_targets(["please add plum_dam.py that prints 42"]).escaped()
-    _, kept, restrict = bias.field_bonuses(b"print('", named, "content", written=written)
-    assert all(b"42".startswith(t) for t in _allowed(kept, restrict, slot_table))
+    bonuses, kept, _ = bias.field_bonuses(b"print('", named, "content", written=written)
+    assert kept is None and _texts(bonuses, slot_table) and all(b"42".startswith(t) for t in _texts(bonuses, slot_table))
+    _, kept, restrict = bias.field_bonuses(b"print('4", named, "content", written=written)
+    assert _allowed(kept, restrict, slot_table) and all(b"2".startswith(t) for t in _allowed(kept, restrict, slot_table))
     # no word list picks a plain word: the model's own text (`print('smooth')` is what it writes)
     plain = copy_targets(["please add plum_dam.py that prints the word tropical"]).escaped()
     assert bias.field_bonuses(b"print('", plain, "content", written=written)[1] is None
@@ -371,7 +374,7 @@ def test_output_lines_are_a_few_words_not_status_or_short_codes():
 
 
 def test_a_finished_copy_ends_its_word_and_leaves_what_follows_to_the_model():
-    tokens = [b"call", b" mom", b" notes", b".txt", b"'", b" >>", b"ortar", b"src", b"/util", b".py", b" creek", b"5"]
+    tokens = [b"call", b" mom", b" notes", b".txt", b"'", b" >>", b"ortar", b"src", b"/util", b".py", b" creek", b"5", b"/"]
     bias = CopyBias(tokens)
     names = [b"call mom", b"notes.txt"]
     bonuses, kept = bias.bonuses(b"echo 'call mom", names, quoted=frozenset({b"call mom"}))
@@ -385,7 +388,8 @@ def test_a_finished_copy_ends_its_word_and_leaves_what_follows_to_the_model():
     assert tokens.index(b" >>") not in restrict and tokens.index(b" mom") in restrict  # no word after a quoted value
     _, kept, restrict = bias.field_bonuses(b"sed -i 's/call mom", copy_targets(["use 'call mom'"]).escaped(),
                                            "command", written=b"")  # fmt: skip
-    assert tokens.index(b"/util") in kept and tokens.index(b" >>") not in kept  # a / may part it from the next
+    assert tokens.index(b"/") in kept and tokens.index(b" >>") not in kept  # a / may part it from the next
+    assert tokens.index(b"/util") not in kept  # the `/` alone: what follows it is the next value
     # after a name that is not quoted, the next may start: "head -n 5" + " creek/page.py"
     bonuses, kept = bias.bonuses(b"head -n 5", [b"5", b"creek/page.py"])
     assert tokens.index(b" creek") in bonuses and kept == []
@@ -415,12 +419,19 @@ def test_a_redirect_writes_to_a_file_the_request_names(write_table):
     bias = CopyBias(write_table.token_bytes)
     request = ["append 'fast oyster ready' to plum_dam.txt"]
     targets = copy_targets(request, workspace_names=["notes.txt", "plum_dam.txt"]).escaped()
-    for command, rest in ((b"echo 'fast oyster ready' >> ", b"plum_dam.txt"), (b"echo 'fast oyster ready' >> plu", b"m_dam.txt"),
-                          (b"echo 'fast oyster ready' >>", b" plum_dam.txt")):  # fmt: skip
-        bonuses, kept, restrict = bias.field_bonuses(command, targets, "command", written=b"")
-        allowed = _allowed(kept, restrict, write_table)
-        assert allowed and all(rest.startswith(t) for t in allowed), command  # not notes.txt, not the quoted text
-        assert set(bonuses) <= set(kept)
+    for command, rest in ((b"echo 'fast oyster ready' >> ", b"plum_dam.txt"), (b"echo 'fast oyster ready' >>", b" plum_dam.txt")):
+        bonuses, kept, _ = bias.field_bonuses(command, targets, "command", written=b"")
+        # where the file starts, a bonus for the named file (not notes.txt, not the quoted text); `>&2` or
+        # `/dev/null` stay the model's to write
+        assert kept is None and _texts(bonuses, write_table) and all(rest.startswith(t) for t in _texts(bonuses, write_table))
+    bonuses, kept, restrict = bias.field_bonuses(b"echo 'fast oyster ready' >> plu", targets, "command", written=b"")
+    allowed = _allowed(kept, restrict, write_table)
+    assert allowed and all(b"m_dam.txt".startswith(t) for t in allowed)  # begun: locked to it, whole
+    assert set(bonuses) <= set(kept)
+    # the file the command reads is not the file it writes
+    read = copy_targets(["count the words of plum_dam.txt into count.txt"]).escaped()
+    bonuses, _, _ = bias.field_bonuses(b"wc -w plum_dam.txt > ", read, "command", written=b"")
+    assert not any(b"plum_dam.txt".startswith(t) for t in _texts(bonuses, write_table))
     # a file name that is whole ends there; a request that names no file leaves the target to the model
     assert bias.field_bonuses(b"echo 'x' >> plum_dam.txt", targets, "command", written=b"")[1] == []
     unnamed = copy_targets(["append 'fast oyster ready' to my notes"], workspace_names=["notes.txt"]).escaped()
@@ -458,3 +469,74 @@ def test_only_small_files_inside_the_workspace_are_read_for_quoted_values(tmp_pa
     (work / "up").symlink_to(tmp_path, target_is_directory=True)
     names = ["big.txt", "d", "gone.txt", "link.txt", "up/secret.txt", "../secret.txt"]
     assert copy_targets(["use 'ready' instead of 'stormy'"], names, root=work).present == set()
+
+
+BYTES = [bytes([b]) for b in range(256)]  # a byte-level table: every byte, and nothing merged
+
+
+def _byte_allowed(kept, restrict) -> set[bytes]:
+    return {BYTES[i] for i in range(256) if kept is None or i not in set(restrict) - set(kept)}
+
+
+def test_a_content_of_two_quoted_lines_goes_on_after_the_first():
+    bias = CopyBias(BYTES)
+    targets = copy_targets(["write 'alpha' and 'beta' to x.txt, one per line"]).escaped()
+    _, kept, restrict = bias.field_bonuses(b"alpha", targets, "content", written=b"")
+    assert b"\\" in _byte_allowed(kept, restrict)  # a newline may follow: 'beta' is not written yet
+    bonuses, _, _ = bias.field_bonuses(b"alpha\\n", targets, "content", written=b"")
+    assert bonuses.get(ord("b")) == bias.quoted_bonus  # the next line is a span start
+    _, kept, restrict = bias.field_bonuses(b"alpha\\nbeta", targets, "content", written=b"")
+    allowed = _byte_allowed(kept, restrict)
+    assert {b"\\", b'"'} <= allowed and b"x" not in allowed  # the last value in: no word goes on from it
+    _, kept, restrict = bias.field_bonuses(b"alpha\\n", copy_targets(["add 'alpha' to x.txt"]).escaped(), "content", written=b"")
+    assert _byte_allowed(kept, restrict) == {b'"'}  # a content that is one value: a newline, then the string ends
+
+
+def test_a_name_is_held_as_a_whole_word_not_as_a_substring():
+    from rusty_hf.protocol.copying import _holds
+
+    assert not _holds(b"cat data.txt", b"a.txt") and _holds(b"cat data.txt a.txt", b"a.txt")
+    assert not _holds(b"echo xs", b"x") and _holds(b"echo 'x'", b"x")
+    bonuses, _, _ = CopyBias(BYTES).field_bonuses(b"diff data.txt ", copy_targets(["diff data.txt a.txt"]).escaped(),
+                                                  "command", written=b"")  # fmt: skip
+    assert ord("a") in bonuses
+
+
+def test_a_substitution_may_end_with_flags_and_a_slash_parts_values_alone():
+    bias = CopyBias([*BYTES, b"/usr"])
+    targets = copy_targets(["replace 'alpha' with 'beta' in notes.txt"]).escaped()
+    _, kept, restrict = bias.field_bonuses(b"sed -i 's/alpha/beta/", targets, "command", written=b"")
+    assert {b"'", b"g"} <= _byte_allowed(kept, restrict)
+    _, kept, _ = bias.field_bonuses(b"sed -i 's/alpha", targets, "command", written=b"")
+    assert ord("/") in kept and 256 not in kept  # `/usr` is no parting `/`
+
+
+def test_a_code_literal_without_a_quoted_value_is_the_models():
+    bias = CopyBias(BYTES)
+    targets = copy_targets(["add split.py that splits a line on commas"]).escaped()
+    _, kept, _ = bias.field_bonuses(b"print(line.split('", targets, "content", written=b'"path": "split.py"')
+    assert kept is None  # `split(',')` can be written
+
+
+def test_an_escaped_quote_does_not_close_its_quote():
+    from rusty_hf.protocol.copying import _open_quote
+
+    assert _open_quote(b'grep \\"a\\\\\\"b') == 7  # the shell's "a\"b: still open
+    assert _open_quote(b'grep \\"a\\\\\\"b\\" f') is None
+    assert _open_quote(b"print('it\\\\'s") == 7  # Python's 'it\'s
+    assert _open_quote(b"echo 'a\\\\' x") is None  # the shell's single quote has no escapes
+
+
+def test_a_double_quote_closes_without_a_merged_token():
+    bias = CopyBias(BYTES)  # no `\"` token: its backslash starts the closing quote
+    targets = copy_targets(['find "alpha" in notes.txt']).escaped()
+    _, kept, _ = bias.field_bonuses(b'grep \\"alpha', targets, "command", written=b"")
+    assert ord("\\") in kept
+
+
+def test_a_long_output_offers_its_first_and_last_lines_only():
+    from rusty_hf.protocol.copying import MAX_LINES
+
+    output = "\n".join(f"line number {i:03d} here" for i in range(900))
+    lines = copy_targets(["show it", output]).lines
+    assert len(lines) == MAX_LINES and lines[0] == "line number 000 here" and lines[-1] == "line number 899 here"

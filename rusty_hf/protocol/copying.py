@@ -18,16 +18,20 @@ decides what to write, and tokens that copy one of the conversation's spans get 
 ``path``, ``content``, ``message``); inside a command or a file's content, whether a quote the string opened
 (after a space, ``(``, ``=``, ``[``, ``,``, ``:`` or ``{``) is still open; the shell's redirect.
 
-- PATH (an EDIT's ``path``, the file after ``>``/``>>``): one of the request's names without a space, from its
-  first byte to its end;
+- PATH (an EDIT's ``path``): one of the request's names without a space, from its first byte to its end; the file
+  after ``>``/``>>``: where it starts, the names of files the command does not read already get a bonus (``>&2``
+  and ``/dev/null`` stay the model's), and once begun it is one of them, whole;
 - PROGRAM (a command's first word): names, not a quoted value (``call mom notes.txt`` is no command);
 - QUOTED (inside such a quote: ``echo '``, ``grep -rn \\"``, ``print('``): where the quote or a ``/`` in it opens,
   one of the unused quoted values starts (those a file of the work dir holds first: text that is there before
-  text that is new), whole, then the quote closes or a ``/`` parts it from the next; one letter before a ``/``
-  (``s/``) is the quote's own syntax; once every value is in, the quote closes after a ``/``. A literal in code
-  with no quoted value left holds one of the unused names (``print('42')``);
-- WORD (elsewhere in a command or a content) and free text (a MSG, where LINEs count as quoted). A content that
-  is one quoted value is that line: a newline, then the string ends.
+  text that is new), whole, then the quote closes or a ``/`` alone parts it from the next; one letter before a
+  ``/`` (``s/``) is the quote's own syntax; once every value is in, the quote closes after a ``/`` or takes a
+  flag (``s/a/b/g``). A backslash escapes a quote (the shell's ``"a\\"b"``, Python's ``'it\\'s'``). A literal in
+  code with no quoted value left is the model's to write: a name starts there at the start bonus
+  (``print('42')``), and ``split(',')`` stays possible;
+- WORD (elsewhere in a command or a content) and free text (a MSG, where LINEs count as quoted: the first 48 and
+  the last 16 of a long output). A content that is the last quoted value left is that line: a newline, then the
+  string ends; a content of several goes on after each (a newline starts a span).
 
 **The rule**, the same in every slot: where a span may start (the string's start, or after a space, quote, ``/``,
 ``=``, ``(``, ``:`` or ``,``: the ``c`` of ``wc -c`` begins nothing), the tokens that start a span get
@@ -39,7 +43,8 @@ name must go on with this one. A small model otherwise drifts back into a name i
 ``.``, a number begun (the ``1`` of ``10``) and a file's name begun after a program are finished: no other token
 may end them. Once a span is whole the word ends (``call mom`` + ``ortar`` is refused; a number ends at a
 non-digit: ``sed -n '4p'``). A span the action already
-holds (in the open string or a string it closed) is not offered again: each value goes to one slot.
+holds (in the open string or a string it closed, as a whole word: ``a.txt`` is not held by ``data.txt``) is not
+offered again: each value goes to one slot.
 
 Only tokens with a letter or digit get a bonus (and the first token of a quoted value: "# Notes"): where a span
 ends stays the model's decision. Spans are matched in the form they take inside a JSON string (escaped). The
@@ -82,6 +87,8 @@ _WORD_TEXT = re.compile(r"[A-Za-z0-9]")
 # `>> plu`: the file a redirect writes (not `2>`, `->`, `=>`)
 _REDIRECT = re.compile(rb"(?<![>0-9&=-])>>?(?P<space> ?)(?P<target>[A-Za-z0-9_./-]*)$")
 _CLOSED = re.compile(rb'"(?:command|path|content|message)"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_OPERATOR = re.compile(rb"[A-Za-z]/")  # a quote that starts with an operator (`s/a/b/`) may end with flags
+MAX_LINES = 64  # output lines a MSG may quote: the first and last of a long output
 _LINE_ID = re.compile(r"[0-9a-f]{6,40}|\d+[:.]?")  # what leads a line of `git log --oneline` or a numbered list
 
 
@@ -180,7 +187,9 @@ def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = (), ro
     sources, workspace_names = list(sources), list(workspace_names)
     names = copy_candidates(sources, workspace_names)
     quoted = {next(g for g in m.groups() if g is not None) for text in sources for m in _QUOTED.finditer(text)}
-    lines = dict.fromkeys(line for text in sources[1:] for line in output_lines(text))
+    lines = list(dict.fromkeys(line for text in sources[1:] for line in output_lines(text)))
+    if len(lines) > MAX_LINES:  # a long output: what a message quotes is at its start or its end
+        lines = lines[: MAX_LINES * 3 // 4] + lines[-(MAX_LINES // 4) :]
     present = _held_by_files(quoted, root, workspace_names) if root is not None and quoted else frozenset()
     return CopyTargets(tuple(names), frozenset(quoted), tuple(lines), frozenset(workspace_names), present)
 
@@ -226,8 +235,11 @@ class CopyBias:
         self.all_tokens = sorted(self._all.values())
         self.closing_tokens = sorted(i for data, i in self._all.items() if data.startswith(b'"'))
         self.digit_tokens = sorted(i for data, i in self._all.items() if data[:1].isdigit())
-        self.slash_tokens = sorted(i for data, i in self._all.items() if data.startswith(b"/"))
-        self.quote_tokens = {q: sorted(i for data, i in self._all.items() if data.startswith(q)) for q in (b"'", b'\\"')}
+        # what parts a quoted value from the next (`s/a/b/`): the `/` alone, or with the quote that closes
+        self.slash_tokens = sorted(i for data, i in self._all.items() if data in (b"/", b"/'", b"/\\", b'/\\"'))
+        # what closes a quote: a token that starts with it, or its first byte (a `\\"` token may not exist)
+        self.quote_tokens = {q: sorted(i for data, i in self._all.items() if data.startswith(q) or q.startswith(data))
+                             for q in (b"'", b'\\"')}
         self.word_tokens = sorted(i for data, i in self._all.items() if _WORD.match(data))
         self.letter_tokens = sorted(i for data, i in self._all.items() if len(data) == 1 and data.isalpha())  # `s` of `s/`
         spaced_words = {i for data, i in self._all.items() if _SPACED_WORD.match(data)}
@@ -248,7 +260,7 @@ class CopyBias:
     def _matches(self, value: bytes, names: Iterable[bytes]) -> tuple[list[tuple[bytes, bytes]], int]:
         """[(name, what may follow ``value`` to copy it)], and how many bytes of a name ``value`` already
         holds (0 for a start). A name the string already holds is not offered again (a copy never loops)."""
-        names = [name for name in names if name not in value]
+        names = [name for name in names if not _holds(value, name)]
         found, copied = [], 0
         for name in names:
             for size in range(min(len(value), len(name) - 1), 0, -1):
@@ -258,7 +270,7 @@ class CopyBias:
                     break
         if found:
             return found, copied
-        if value and _WORD.match(value[-1:]):
+        if value and _WORD.match(value[-1:]) and not _starts_a_name(value, len(value)):
             return [(name, b" " + name) for name in names], 0
         return [(name, name) for name in names], 0
 
@@ -303,14 +315,14 @@ class CopyBias:
         kept ones may follow). The slot comes from the grammar (see the module docstring): the field, and in a
         command or a content whether a quote the string opened is still open."""
         done = _CLOSED.findall(written)
-        names = [n for n in targets.names if not any(n in closed for closed in done)]
+        names = [n for n in targets.names if not any(_holds(closed, n) for closed in done)]
         quoted = targets.quoted
         if field == "path":  # PATH: one of the request's names without a space, from its first byte to its closing quote
             path = self._one_of(value, [n for n in names if b" " not in n and not n.isdigit()], self.closing_tokens)
             if path is not None:
                 return path
         if field == "message":  # an output line is quoted text: copied whole, at quoted_bonus
-            names += [line for line in targets.lines if not any(line in closed for closed in done)]
+            names += [line for line in targets.lines if not any(_holds(closed, line) for closed in done)]
             quoted = quoted | frozenset(targets.lines)
             out, kept, found, copied, ended = self._bias(value, names, quoted, MSG_LOCK_AFTER)
             return out, kept, self._restriction(value, kept, found, copied, ended, targets.lines, names, quoted)
@@ -318,20 +330,19 @@ class CopyBias:
         if opened is not None:  # QUOTED: inside a quote the string opened, the slot starts after it
             before, value = value[:opened], value[opened:]
             closing = self.quote_tokens[b'\\"' if before.endswith(b'\\"') else b"'"]
-            names = [n for n in names if n not in before]
-            values = [n for n in names if n in quoted and n not in value]
-            whole = [n for n in names if n in quoted and value.endswith(n) and n not in value[: -len(n)]]
+            names = [n for n in names if not _holds(before, n)]
+            values = [n for n in names if n in quoted and not _holds(value, n)]
+            whole = [n for n in names if n in quoted and value.endswith(n) and _starts_a_name(value, len(value) - len(n))
+                     and not _holds(value[: -len(n)], n)]
             if whole:  # a quoted value is whole: the quote closes (in a command, a `/` may part it from the next)
                 ends = [*closing, *(self.slash_tokens if field == "command" else ())]
                 longer = [(n, n[len(w) :]) for w in whole for n in values if n.startswith(w)]  # or a longer one goes on
                 out = {t: self.bonus for _, c in longer for t in self._tokens_starting(c)}
                 return out, sorted({*ends, *(t for _, c in longer for t in self._tokens_starting(c, self._all))}), self.all_tokens
-            if any(n in value for n in names if n in quoted):  # the quote holds the user's text, not names
-                if not values and value.endswith(b"/"):  # every value is in: it closes
-                    return {}, closing, self.all_tokens
+            if any(_holds(value, n) for n in names if n in quoted):  # the quote holds the user's text, not names
+                if not values and value.endswith(b"/"):  # every value is in: it closes (after a flag: `s/a/b/g`)
+                    return {}, [*closing, *(self.letter_tokens if _OPERATOR.match(value) else ())], self.all_tokens
                 names = values
-            elif field == "content" and not values:  # a literal of code without a quoted value: one of the names
-                values = [n for n in names if n not in value]
             starts = [n for n in values if n in targets.present] or values  # what the workspace holds comes first
             # where a quote may take the text the work dir holds and a new one (a substitution), one letter before a
             # `/` (`s/`) is the quote's own syntax
@@ -341,16 +352,21 @@ class CopyBias:
         elif field == "command" and b" " not in value:  # PROGRAM: a command starts with a program, not quoted text
             names = [n for n in names if n not in quoted]
         elif field == "command" and (redirect := _REDIRECT.search(value)) is not None:  # PATH: a redirect's file
-            target = redirect.group("target")
+            target, read = redirect.group("target"), value[: redirect.start()]
             lead = b"" if target or redirect.group("space") else b" "  # `>>` + " plum.txt"
-            files = [n for n in names if _FILE.search(n) and b" " not in n and n not in quoted]
-            path = self._one_of(target, files, lead=lead)
-            if path is not None:
-                return path
+            # a file the command does not read already (`wc -w a.txt > ` writes no a.txt)
+            files = [n for n in names if _FILE.search(n) and b" " not in n and n not in quoted and not _holds(read, n)]
+            if target:  # begun: it is one of them, whole
+                path = self._one_of(target, files)
+                if path is not None:
+                    return path
+            else:  # where it starts, a bonus (`>&2`, `> /dev/null` stay the model's to write)
+                return {t: self.start_bonus for n in files for t in self._tokens_starting(lead + n)}, None, self.name_tokens
         out, kept, found, copied, ended = self._bias(value, names, quoted, LOCK_AFTER)
         restrict = self._restriction(value, kept, found, copied, ended, (), names, quoted)
-        if field == "content" and opened is None and (ended == "quoted" or value.endswith(b"\\n") and value[:-2] in quoted):
-            # a content that is a quoted value is that line: a newline, then the string ends
+        unused = [n for n in names if n in quoted and not _holds(value, n)]
+        if field == "content" and opened is None and not unused and (value in quoted or value.endswith(b"\\n") and value[:-2] in quoted):
+            # a content that is a quoted value (the last one left) is that line: a newline, then the string ends
             ends = self.closing_tokens if value[:-2] in quoted else sorted({*self._tokens_starting(b'\\n"', self._all), *self.closing_tokens})
             return {}, ends, self.all_tokens
         if kept and field == "command" and b" " in whole_value \
@@ -413,22 +429,41 @@ class CopyBias:
 def _open_quote(value: bytes) -> int | None:
     """Where the text of a quote ``value`` (a JSON-escaped command or content) opened and has not closed starts,
     or None. A quote opens quoted text after a space, ``(``, ``=``, ``[``, ``,``, ``:`` or ``{`` (``echo '``,
-    ``print(\\"``; not the ``'`` of ``don't``) and closes at the same quote."""
-    quote, start, at = None, None, 0
+    ``print(\\"``; not the ``'`` of ``don't``) and closes at the same quote, unless a backslash escapes it (the
+    shell's ``"a\\"b"``, Python's ``'it\\'s'``; in the shell a single quote has no escapes)."""
+    quote, start, at, escaped = None, None, 0, False
     while at < len(value):
         step = 2 if value[at : at + 1] == b"\\" else 1
         char = value[at : at + step]
         if quote is None and char in (b"'", b'\\"') and at > 0 and value[at - 1] in _QUOTE_OPENERS:
             quote, start = char, at + step
-        elif quote is not None and char == quote:
+        elif quote is not None and char == quote and not (escaped and (quote == b'\\"' or not _shell_single(value, start))):
             quote, start = None, None
+        escaped = char == b"\\\\" and not escaped  # a backslash (JSON: two) escapes what follows it
         at += step
     return start
 
 
+def _shell_single(value: bytes, start: int) -> bool:
+    """Whether the single quote opened before ``start`` is the shell's (no escapes inside): it follows a space."""
+    return value[start - 2 : start - 1] == b" "
+
+
 def _starts_a_name(value: bytes, at: int) -> bool:
-    """Whether a name may begin at byte ``at`` of ``value``: at its start or after a separator."""
-    return at == 0 or value[at - 1 : at] in _BEFORE_NAME
+    """Whether a name may begin at byte ``at`` of ``value``: at its start, after a separator or after an escaped
+    newline or tab (a content's next line)."""
+    return at == 0 or value[at - 1 : at] in _BEFORE_NAME or value[at - 2 : at] in (b"\\n", b"\\t")
+
+
+def _holds(text: bytes, name: bytes) -> bool:
+    """Whether ``text`` holds ``name`` as a whole span (``a.txt`` is not in ``data.txt``, nor ``x`` in ``xs``)."""
+    at = text.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if _starts_a_name(text, at) and not _WORD.match(text[end : end + 1]):
+            return True
+        at = text.find(name, at + 1)
+    return False
 
 
 def copy_sources(messages: list[dict]) -> list[str]:
