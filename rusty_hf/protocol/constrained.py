@@ -135,12 +135,15 @@ class ProtocolLogitsProcessor(LogitsProcessor):
             mask[i, :vocab] = self._row_mask(row, left)
         mask = mask.to(scores.device)
         if self.copy_names is not None:
-            biased = self._add_copy_bias(scores).masked_fill(~mask, float("-inf"))
+            biased, locked = self._add_copy_bias(scores)
+            biased.masked_fill_(~mask, float("-inf"))
             # A locked copy the grammar cannot go on with (the budget must close the string now): the grammar alone.
-            # Else every score is -inf: sampling fails, and greedy search takes token 0.
-            stuck = ~torch.isfinite(biased).any(dim=-1)
-            if stuck.any():
-                biased[stuck] = scores[stuck].masked_fill(~mask[stuck], float("-inf"))
+            # Else every score is -inf: sampling fails, and greedy search takes token 0. Only a locked row can be.
+            if locked:
+                rows = torch.tensor(locked, device=scores.device)
+                stuck = rows[~torch.isfinite(biased[rows]).any(dim=-1)]
+                if len(stuck):
+                    biased[stuck] = scores[stuck].masked_fill(~mask[stuck], float("-inf"))
             scores = biased
         else:
             scores = scores.masked_fill(~mask, float("-inf"))
@@ -186,10 +189,11 @@ class ProtocolLogitsProcessor(LogitsProcessor):
                     banned.add(token_id)
         return sorted(banned)
 
-    def _add_copy_bias(self, scores: torch.FloatTensor) -> torch.FloatTensor:
+    def _add_copy_bias(self, scores: torch.FloatTensor) -> tuple[torch.FloatTensor, list[int]]:
+        """The scores with each row's copy bonuses and lock, and the rows a lock restricted."""
         if len(self.copy_names) != len(self._rows):
             raise ValueError(f"copy_names has {len(self.copy_names)} rows, the batch {len(self._rows)}")
-        scores = scores.clone()
+        scores, locked = scores.clone(), []
         fields = self.table.automaton.fields
         for i, row in enumerate(self._rows):
             if row.done or fields[row.state] is None:
@@ -198,6 +202,7 @@ class ProtocolLogitsProcessor(LogitsProcessor):
             written = bytes(row.text[: len(row.text) - row.length])
             bonuses, kept, restrict = self.copy.field_bonuses(value, self.copy_names[i], fields[row.state], written)
             if kept is not None:  # a locked copy: only the name's continuation, or what ends a word, may follow
+                locked.append(i)
                 keep = torch.tensor(kept, dtype=torch.long, device=scores.device)
                 saved = scores[i, keep].clone()
                 scores[i, self._restricted(restrict, scores.device)] = float("-inf")
@@ -205,7 +210,7 @@ class ProtocolLogitsProcessor(LogitsProcessor):
             if bonuses:
                 ids = torch.tensor(list(bonuses), device=scores.device)
                 scores[i, ids] += torch.tensor(list(bonuses.values()), dtype=scores.dtype, device=scores.device)
-        return scores
+        return scores, locked
 
     def _restricted(self, ids: list[int], device: torch.device) -> torch.Tensor:
         """``ids`` (one of `CopyBias`'s fixed token lists) as a tensor, made once per list."""
