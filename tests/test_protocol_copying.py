@@ -540,3 +540,14 @@ def test_a_long_output_offers_its_first_and_last_lines_only():
     output = "\n".join(f"line number {i:03d} here" for i in range(900))
     lines = copy_targets(["show it", output]).lines
     assert len(lines) == MAX_LINES and lines[0] == "line number 000 here" and lines[-1] == "line number 899 here"
+
+
+def test_a_file_name_in_a_quote_is_its_whole_text_never_after_a_word():
+    bias = CopyBias(BYTES)
+    targets = copy_targets(["how many functions does tests/test_a.py define?"]).escaped()
+    bonuses, kept, _ = bias.field_bonuses(b"grep -c 'def ", targets, "command", written=b"")
+    assert ord("t") not in bonuses and kept is None  # the quote closes: the file comes after it
+    bonuses, _, _ = bias.field_bonuses(b"find . -name '", copy_targets(["where is a.py?"]).escaped(), "command", written=b"")
+    assert ord("a") in bonuses
+    _, kept, _ = bias.field_bonuses(b"find . -name 'a.p", copy_targets(["where is a.py?"]).escaped(), "command", written=b"")
+    assert kept == [ord("y")]  # begun at the quote's start: locked to it

@@ -59,7 +59,7 @@ def _cmd_examples(rng: random.Random) -> list[_Example]:
         (f"run only the rust tests matching {sym.lower()}", f"cargo test {sym.lower()}"),
         ("run the python tests", "pytest -q"),
         (f"run the tests in {py} and stop at the first failure", f"pytest -x -q {py}"),
-        ("what changed?", "git status"),
+        ("anything changed since the last commit?", "git status"),
         ("show me the unstaged diff", "git diff"),
         (f"one line each for the newest {n} commits", f"git log --oneline -{n}"),
         (f"show me {py}", f"cat {py}"),

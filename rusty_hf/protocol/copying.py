@@ -26,7 +26,8 @@ decides what to write, and tokens that copy one of the conversation's spans get 
   one of the unused quoted values starts (those a file of the work dir holds first: text that is there before
   text that is new), whole, then the quote closes or a ``/`` alone parts it from the next; one letter before a
   ``/`` (``s/``) is the quote's own syntax; once every value is in, the quote closes after a ``/`` or takes a
-  flag (``s/a/b/g``). A backslash escapes a quote (the shell's ``"a\\"b"``, Python's ``'it\\'s'``). A literal in
+  flag (``s/a/b/g``). A file's name (``/`` or ``.`` in it) is a quote's whole text (``-name "a.py"``), never
+  after a word in it (``grep -c 'def `` then the file). A backslash escapes a quote (the shell's ``"a\\"b"``, Python's ``'it\\'s'``). A literal in
   code with no quoted value left is the model's to write: a name starts there at the start bonus
   (``print('42')``), and ``split(',')`` stays possible;
 - WORD (elsewhere in a command or a content) and free text (a MSG, where LINEs count as quoted: the first 48 and
@@ -330,7 +331,8 @@ class CopyBias:
         if opened is not None:  # QUOTED: inside a quote the string opened, the slot starts after it
             before, value = value[:opened], value[opened:]
             closing = self.quote_tokens[b'\\"' if before.endswith(b'\\"') else b"'"]
-            names = [n for n in names if not _holds(before, n)]
+            # a file's name in a quote is the quote's whole text (`-name "a.py"`), never after a word in it (`'def `)
+            names = [n for n in names if not _holds(before, n) and (n in quoted or not _FILE.search(n) or n.startswith(value))]
             values = [n for n in names if n in quoted and not _holds(value, n)]
             whole = [n for n in names if n in quoted and value.endswith(n) and _starts_a_name(value, len(value) - len(n))
                      and not _holds(value[: -len(n)], n)]

@@ -137,7 +137,7 @@ def nth_line(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     n = rng.choice(numbers or [1])
     hidden = [h for h in lines if h.strip() and h not in lines[n - 1]]
     check = Check("output", all_of=(one(lines[n - 1]),), none_of=(*hidden, *other_lines(fx, keep={path})))
-    return Case({"file": path, "n": str(n)}, (cmd(f"sed -n '{n}p' {path}"),), check, args=(path, str(n)))
+    return Case({"file": path, "n": str(n)}, (cmd(f"head -n {n} {path} | tail -n 1"),), check, args=(path, str(n)))
 
 
 def _count(name: str, flag: str, measure, templates: tuple[str, ...]) -> None:
@@ -191,3 +191,53 @@ def find_by_ext(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     ext = rng.choice(["py", "txt", "csv", "md"])
     matches = sorted(p for p in visible(fx) if p.endswith("." + ext))
     return Case({"ext": ext}, (cmd(f'find . -name "*.{ext}"'),), found_check(fx, matches))
+
+
+@intent("first_line", "python", phrasings.FIRST_LINE)
+def first_line(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    path = text_file(fx, rng, min_lines=3)
+    lines = lines_of(fx, path)
+    hidden = [h for h in lines[1:] if h.strip() and h not in lines[0]]
+    check = Check("output", all_of=(one(lines[0]),), none_of=(*hidden, *other_lines(fx, keep={path})))
+    return Case({"file": path}, (cmd(f"head -n 1 {path}"),), check, args=(path,))
+
+
+@intent("list_hidden", "python", phrasings.LIST_HIDDEN)
+def list_hidden(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    names = children(fx, "")
+    dotfiles = sorted(p for p in fx.tree_files() if "/" not in p and p.startswith("."))  # what `ls` alone hides
+    check = Check("output", all_of=tuple(one(n) for n in (*dotfiles, *names)), none_of=other_lines(fx),
+                  no_names=other_names(fx, names))  # fmt: skip
+    return Case({}, (cmd("ls -a"),), check)
+
+
+@intent("count_dir_files", "python", phrasings.COUNT_DIR_FILES)
+def count_dir_files(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    folder = rng.choice(sorted({p.split("/")[0] for p in visible(fx) if "/" in p}))
+    inside = [f"{folder}/{n}" for n in children(fx, folder)]
+    check = Check("output", none_of=other_lines(fx), no_names=other_names(fx, inside), number=str(len(inside)))
+    return Case({"dir": folder}, (cmd(f"ls {folder} | wc -l"),), check, args=(folder,))
+
+
+@intent("diff_files", "python", phrasings.DIFF_FILES)
+def diff_files(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    a, b = rng.sample(sorted(p for p in visible(fx) if "/" not in p and p.endswith((".txt", ".md"))), 2)
+    own = [[line for line in lines_of(fx, x) if line.strip() and line not in lines_of(fx, y)] for x, y in ((a, b), (b, a))]
+    check = Check("output", all_of=(one(own[0][0]), one(own[1][0])), none_of=other_lines(fx, keep={a, b}))
+    return Case({"file": a, "other": b}, (cmd(f"diff {a} {b}"),), check, args=(a, b))
+
+
+def _count_lines_with(name: str, needle: str, files, templates: tuple[str, ...]) -> None:
+    """A count of the lines of one of ``files(fx)`` that hold ``needle`` (`grep -c`)."""
+    def build(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+        path = rng.choice(sorted(files(fx)))
+        number = sum(needle in line for line in lines_of(fx, path))
+        return Case({"file": path}, (cmd(f"grep -c '{needle}' {path}"),), count_check(fx, path, number), args=(path,))
+
+    build.__name__ = name
+    intent(name, "python", templates)(build)
+
+
+_count_lines_with("count_functions", "def ", lambda fx: {*fx.facts["modules"].values(), fx.facts["test_file"]},
+                  phrasings.COUNT_FUNCTIONS)  # fmt: skip
+_count_lines_with("count_tests", "def test", lambda fx: {fx.facts["test_file"]}, phrasings.COUNT_TESTS)

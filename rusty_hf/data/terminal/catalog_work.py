@@ -14,7 +14,7 @@ from rusty_hf.data.terminal import phrasings
 from rusty_hf.data.terminal.catalog_files import one, visible
 from rusty_hf.data.terminal.checks import Check
 from rusty_hf.data.terminal.excess import other_lines, other_names
-from rusty_hf.data.terminal.fixtures import Fixture
+from rusty_hf.data.terminal.fixtures import GIT_ENV, Fixture
 from rusty_hf.data.terminal.intents import Case, cmd, edit, intent
 from rusty_hf.data.terminal.run_checks import (
     committed,
@@ -176,3 +176,48 @@ def delete_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 def delete_build(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     gone = tuple((p, None) for p in fx.tree_files() if p.startswith("build/"))
     return Case({}, (cmd("rm -rf build"),), Check("files", files=gone))
+
+
+@intent("empty_file", "python", phrasings.EMPTY_FILE)
+def empty_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    path = _new_txt(fx, pool)
+    return Case({"file": path}, (cmd(f"touch {path}"),), Check("files", files=((path, ""),)), args=(path,))
+
+
+@intent("python_version", "python", phrasings.PYTHON_VERSION)
+def python_version(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    check = Check("output", all_of=(one("Python 3"),), none_of=other_lines(fx), no_names=other_names(fx, ()))
+    return Case({}, (cmd("python3 --version"),), check)
+
+
+def _committed(fx: Fixture) -> list[str]:
+    """The visible files some commit holds (git knows their history)."""
+    return sorted({p for _, changes in fx.commits for p in changes} & set(visible(fx)))
+
+
+@intent("git_log_file", "python", phrasings.GIT_LOG_FILE)
+def git_log_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    path = rng.choice(_committed(fx))
+    touching = [subject for subject, changes in fx.commits if path in changes]
+    others = [subject for subject, changes in fx.commits if path not in changes]
+    check = Check("output", all_of=tuple(one(s) for s in touching), none_of=(*others, *other_lines(fx)))
+    return Case({"file": path}, (cmd(f"git log --oneline -- {path}"),), check, args=(path,))
+
+
+@intent("file_author", "python", phrasings.FILE_AUTHOR)
+def file_author(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    path = rng.choice(_committed(fx))
+    check = Check("output", all_of=(one(GIT_ENV["GIT_AUTHOR_NAME"]),), none_of=other_lines(fx, keep={path}),
+                  no_names=other_names(fx, {path}))  # fmt: skip
+    return Case({"file": path}, (cmd(f"git log --format=%an -- {path}"),), check, args=(path,))
+
+
+@intent("git_branches", "python", phrasings.GIT_BRANCHES)
+def git_branches(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    check = Check("output", all_of=(one("main"),), none_of=other_lines(fx), no_names=other_names(fx, ()))
+    return Case({}, (cmd("git branch"),), check)
+
+
+@intent("cargo_run", "rust", phrasings.CARGO_RUN)
+def cargo_run(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    return Case({}, (cmd("cargo run"),), _cargo(fx, one(fx.facts["binary_output"])))

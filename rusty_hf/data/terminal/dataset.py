@@ -61,7 +61,7 @@ CLOSING_INTENTS = frozenset({
 # Intents that change the work dir: in a training session only the last turn may be one, so every earlier
 # turn's reference (and the fact its MSG states) holds on the fixture as built.
 WRITE_INTENTS = frozenset({"append_line", "replace_text", "create_file", "create_script", "delete_file", "delete_build",
-                           "copy_file", "rename_file"})  # fmt: skip
+                           "copy_file", "rename_file", "empty_file"})  # fmt: skip
 SESSION_TURNS = (2, 4)  # requests in a row per training session
 
 

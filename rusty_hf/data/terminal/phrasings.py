@@ -327,7 +327,7 @@ LAST_LINE = (
     "how does {file} end? one line", "show the end of {file}, a single line", "what is written on the last line of {file}",
 )  # fmt: skip
 NTH_LINE = (
-    "what's on line {n} of {file}?", "print line number {n} of {file}", "sed -n '{n}p' {file}",
+    "what's on line {n} of {file}?", "print line number {n} of {file}", "head -n {n} {file} | tail -n 1",
     "{file}, line {n} only", "just line {n} from {file}", "give me line {n} in {file}", "line {n} of {file}?",
     "read me line {n} of {file}", "which text is on line {n} of {file}", "display only line {n} of {file}",
     "I need line {n} of {file}, nothing else", "what does line {n} of {file} say?",
@@ -360,3 +360,141 @@ GREETING = (
     "hey there", "hiya", "good evening", "hey rusty, you there?",
     "morning!", "greetings", "good afternoon",
 )  # fmt: skip
+# -- twelve more of what users ask first (issue 37: 48 -> 60 intents) ---------------------------------------------
+FIRST_LINE = (
+    "first line of {file}", "head -n 1 {file}", "what does {file} start with?", "show the opening line of {file}",
+    "print only the top line of {file}", "the first line in {file}, nothing more", "which line comes first in {file}?",
+    "read me the first line of {file}", "{file}: top line only", "how does {file} begin? one line",
+    "just line one of {file}", "give me the header line of {file}",
+)  # fmt: skip
+LIST_HIDDEN = (
+    "show hidden files too", "ls -a", "list everything here including dotfiles", "what hidden files are in this folder?",
+    "list all files, hidden ones as well", "are there any dotfiles here?", "show me the dotfiles",
+    "include hidden files in the listing", "which files here start with a dot", "full listing with the hidden entries",
+    "list the folder, dotfiles included", "ls but with the hidden stuff",
+)  # fmt: skip
+COUNT_DIR_FILES = (
+    "ls {dir} | wc -l", "count the entries in {dir}", "number of files inside {dir}/?",
+    "how many things does {dir} hold", "count what's in the {dir} folder", "{dir}: how many files?",
+    "how many items sit in {dir}", "file count of {dir}?", "count files in the {dir} directory",
+    "entries under {dir}, how many?", "how big is {dir} in number of files",
+)  # fmt: skip
+DIFF_FILES = (
+    "compare {file} and {other}", "diff {file} {other}", "what's different between {file} and {other}?",
+    "show the differences between {file} and {other}", "how do {file} and {other} differ",
+    "are {file} and {other} the same?", "{file} vs {other}: what differs", "line by line difference of {file} and {other}",
+    "check {file} against {other}", "diff the files {file} and {other}", "compare the contents of {file} with {other}",
+    "where do {file} and {other} disagree?",
+)  # fmt: skip
+COUNT_FUNCTIONS = (
+    "how many functions does {file} define?", "grep -c 'def ' {file}", "count the functions in {file}",
+    "number of defs in {file}?", "how many def statements are in {file}", "{file}: how many functions?",
+    "count every def in {file}", "function count of {file}?", "how many functions and methods in {file}",
+    "how many times does {file} say def", "total defs in {file}?", "count the def lines of {file}",
+)  # fmt: skip
+COUNT_TESTS = (
+    "how many tests are in {file}?", "grep -c 'def test' {file}", "count the test methods in {file}",
+    "number of tests defined in {file}?", "{file}: how many test cases?", "how many test functions does {file} have",
+    "count the tests of {file}", "test count in {file}?", "how many unit tests live in {file}",
+    "how many def test lines in {file}", "total number of tests in {file}?", "tests in {file}, how many?",
+)  # fmt: skip
+EMPTY_FILE = (
+    "create an empty file {file}", "touch {file}", "make a blank file called {file}", "new empty file named {file}",
+    "I need an empty {file}", "add an empty file {file} here", "start a file {file} with nothing in it",
+    "create {file}, leave it empty", "make {file} as an empty file", "set up a blank {file}",
+    "empty file please: {file}", "just create the file {file}, no content",
+)  # fmt: skip
+PYTHON_VERSION = (
+    "which python version is installed?", "python3 --version", "what version of python do we have",
+    "python version?", "show me the python version", "tell me the python3 version", "check the python version",
+    "what python are we running", "print python's version", "version of python3 on this machine?",
+    "which python release is this", "how new is the python here?",
+)  # fmt: skip
+GIT_LOG_FILE = (
+    "history of {file}", "git log --oneline -- {file}", "which commits touched {file}?",
+    "show the commits that changed {file}", "when was {file} changed? list the commits", "log for {file} only",
+    "commit history of {file}", "what commits modified {file}", "list the changes to {file} in git",
+    "{file}: which commits?", "git history for just {file}", "in which commits was {file} edited?",
+)  # fmt: skip
+FILE_AUTHOR = (
+    "who wrote {file}?", "git blame {file}", "who last changed {file}", "author of {file}?",
+    "which person committed {file}", "who is responsible for {file}", "whose work is {file}", "who edited {file} last",
+    "show the author of {file}", "who made {file}", "name the author of {file}", "who touched {file} in git",
+)  # fmt: skip
+GIT_BRANCHES = (
+    "list the branches", "git branch", "what branches exist?", "show all branches", "which branches does this repo have",
+    "any other branches?", "branches?", "show me the git branches", "list local branches",
+    "what branches can I switch to", "print the branch list", "which branches are there in git",
+)  # fmt: skip
+CARGO_RUN = (
+    "run the binary", "cargo run", "start the app with cargo", "execute main.rs",
+    "build and run it", "run the rust program", "launch the executable", "give the binary a run",
+    "run the crate's main", "run this crate", "let's see the program run",
+)  # fmt: skip
+
+
+# -- a second author (issue 37): ten phrasings per intent written by a helper who read only the intents' slots
+# and one reference action each (never this file, the blind suite or the conversations); those equal to a
+# template above (polite prefixes and suffixes aside), or to a suite text, were dropped.
+# fmt: off
+LIST_ROOT += ("show me everything in this folder", "could you list the files in the current directory?", "which files are at the top level of the project?", "just landed in this repo, what files does it have?", "list contents of the project root", "whats in this dir", "i want to see the files here, no hidden ones", "give me a quick listing of the working directory",)
+LIST_DIR += ("what's inside {dir}?", "contents of {dir} pls", "show the contents of the {dir} folder", "could you list everything under {dir} please", "{dir} — what files are in there?", "which files live in {dir}/?", "peek into {dir} for me", "i wonder what is in directory {dir}", "list {dir} dir", "before i clean up, show me what {dir} contains",)
+FILE_DETAILS += ("show permissions and size of {file}", "long listing for {file}", "who owns {file} and when was it modified?", "details on {file}", "can you give me the ls -l style info for {file}", "{file}: size, owner, mtime?", "i need the file metadata of {file}", "check the permissions on {file} please", "when was {file} last touched, and how big", "file info {file}",)
+SHOW_FILE += ("contents of {file}", "print the whole of {file}", "could you display the contents of {file}, please?", "open {file} so i can read it", "{file} — dump it to the screen", "let me see what's written in {file}", "read {file} out for me", "pls print contents of file {file}",)
+HEAD_FILE += ("show the top {n} lines in {file}", "head {file}, {n} lines", "can you print the opening {n} lines of {file}?", "i only need the beginning of {file}, like {n} lines", "{file}: give me lines 1 to {n}", "preview {file} — the first {n} rows", "what are the top {n} lines of {file}", "show me {n} lines from the start of {file} please", "peek at the head of {file}, {n} lines only",)
+TAIL_FILE += ("show the final {n} lines in {file}", "could you print the bottom {n} lines of {file}?", "{file} — what are the ending {n} lines?", "i want to see the end of {file}, {n} lines", "give me {n} lines from the bottom of {file}", "show me the tail of {file}, just {n} lines", "what do the last {n} rows of {file} look like", "pls output the closing {n} lines of {file}",)
+LAST_LINE += ("what's the final line in {file}?", "show me only the very last line of {file}", "{file}: how does it end? just the last line", "print the bottom line of {file}", "could you tell me what the last line of {file} is", "i need the ending line of {file}", "the final line of {file} please", "tail one line of {file}",)
+NTH_LINE += ("show me line number {n} in {file}", "print just the {n}th line of {file}", "{file}, line {n} — what does it say?", "could you display line {n} from {file} please", "i need line no. {n} of {file}", "get me the line at position {n} in {file}", "what is written at line {n} in {file}", "only line {n} from {file}",)
+COUNT_LINES += ("line count for {file} please", "{file} — number of lines?", "could you tell me how many lines are in {file}?", "wc lines {file}", "i'd like the total line count of {file}", "how many rows of text in {file}", "get number of lines in file {file}",)
+COUNT_WORDS += ("{file} — how many words?", "count the words in {file} please", "could you give me the number of words in {file}", "i need to know how wordy {file} is, total words", "total word count for {file}", "wc words on {file}",)
+COUNT_BYTES += ("{file} — how big in bytes?", "could you tell me the number of bytes in {file}", "how many characters/bytes does {file} have", "what's the byte length of {file}",)
+SEARCH_TEXT += ("grep the project for '{text}'", "find every occurrence of '{text}' in the files", "could you look for the string '{text}' across the repo?", "'{text}' — where is that used?", "find lines containing '{text}'", "i remember writing '{text}' somewhere, find it", "search all files recursively for \"{text}\"",)
+FIND_TODO += ("find all the TODOs", "where are the todo comments?", "list TODO notes in the code", "any TODOs left in this project?", "grep for todo", "could you show me every TODO in the repo", "before i ship, find the leftover todos", "search the codebase for TODO markers",)
+FIND_DEFINITION += ("locate def {symbol}", "where's the function {symbol} declared", "could you find where {symbol} is implemented?", "{symbol} — where does it live?", "show me the line that defines {symbol}", "i need to jump to the definition of {symbol}", "search for the def of function {symbol}",)
+FIND_BY_NAME += ("where is the file called {name}?", "locate {name} in the project", "search for a file named {name}", "could you find where {name} lives?", "i lost {name}, where did it go", "path to {name}?", "look for any file with the name {name}", "find files named exactly {name} please",)
+FIND_BY_EXT += ("list every {ext} file in the project", "show me files with the {ext} extension", "could you locate all files of type {ext}?", "{ext} files — find them", "search recursively for files ending with .{ext}", "i need a list of the .{ext} files here",)
+FIRST_LINE += ("what's the top line of {file}?", "show just the first line in {file}", "{file}: what does line one say", "print the opening line of {file}", "could you show me the header line of {file}", "what does {file} start with? only the first line", "the very first line in {file} pls", "i need line 1 of {file}", "head of {file}, one line only",)
+LIST_HIDDEN += ("show hidden files", "list everything including dotfiles", "ls with hidden files too", "are there any dot files in here?", "could you show all files, even the hidden ones?", "list all entries incl. the ones starting with a dot", "i think there's a hidden config here, show me all files", "show dotfiles in this folder", "include hidden stuff in the listing", "what hidden files does this directory have",)
+COUNT_DIR_FILES += ("count the files in {dir}", "number of entries in {dir}", "{dir} — how many things are in it?", "could you tell me the file count for the {dir} folder", "files in {dir}, how many", "how many items does directory {dir} hold", "count what's inside {dir}", "i wonder how many files {dir} has", "total files under {dir}?",)
+DIFF_FILES += ("diff {file} and {other}", "compare {file} with {other}", "show the differences of {file} vs {other}", "how does {file} differ from {other}", "could you compare {file} against {other} please?", "{file} vs {other}", "are {file} and {other} the same? show the diff", "i want to see what changed from {file} to {other}", "line by line differences, {file} and {other}",)
+COUNT_FUNCTIONS += ("how many functions are in {file}?", "count the defs in {file}", "number of functions defined in {file}", "could you count the function definitions in {file}", "how many def lines does {file} have", "function count for {file} please", "i wonder how many functions {file} defines", "count funcs in {file}", "how many python functions does {file} declare",)
+COUNT_TESTS += ("count the test functions in {file}", "number of test cases in {file}", "{file} — how many tests?", "could you count the tests defined in {file}", "how many def test functions does {file} have", "test count for {file} pls", "i want to know how many tests {file} contains", "count test_ functions in {file}",)
+EXPLAIN += ("can you explain {topic} in a sentence", "{topic} — what's that?", "i keep seeing {topic}, what does it mean", "eli5 {topic}", "could you tell me briefly what {topic} is",)
+IDENTITY += ("what is this assistant?", "whats ur name", "what kind of tool are you exactly", "what are you for?",)
+ACKNOWLEDGE += ("ok", "great, that worked", "got it, thanks a lot", "nice one", "alright", "awesome, cheers",)
+GREETING += ("hiya rusty", "sup", "hey, how's it going",)
+REFUSE_DESTRUCTIVE += ("wipe my entire home directory", "erase the whole filesystem starting from root", "nuke all files on the disk", "remove every file in my home folder, recursively and forced", "trash the whole system, i don't care", "could you delete all of /usr for me", "destroy everything in ~ please", "clear out the entire computer, all files everywhere",)
+REFUSE_OUTSIDE += ("open my ~/.bashrc", "add an alias to my home .zshrc", "read the ssh config in my home dir", "edit /etc/hosts for me", "cat the system shadow file", "could you change my global git config in ~/.gitconfig?", "what's in my ~/.profile", "look at the files in /var/log", "append a line to /etc/environment",)
+ASK_DETAIL += ("count the words", "what's on the first line?", "copy that file please", "open the config", "can you print the last few lines", "add a line at the end",)
+COUNT_PY_FILES += ("how many python files are there? tell me the number", "count the .py files in the project and tell me", "number of python files here? answer in a sentence", "how many .py files does this repo have", "tell me how many python scripts the project contains", "py files — how many in total?", "could you count all python files and let me know the count", "i wonder how many .py files we've got", "what's the total number of python files, recursively?", "count python modules in this folder and say how many",)
+WHICH_TEST_FAILS += ("which test is failing? tell me its name", "run the tests and name the one that fails", "what test fails?", "a test is broken — which one?", "could you figure out which unit test fails and tell me", "tests are red, which one is it", "find out what test doesn't pass and say its name", "i need to know which test breaks, answer in a sentence", "which unittest fails right now?",)
+LAST_COMMIT += ("what was the last commit? tell me", "what's the most recent commit about?", "tell me the latest commit", "uh, what did the last commit say?", "name the newest commit on this branch", "what did we commit last? answer in a sentence", "could you tell me what the previous commit was", "most recent commit — what was it", "i forgot what i committed last, remind me", "what's at HEAD? just tell me the commit title",)
+SCRIPT_PRINTS += ("what does {script} print? tell me", "run {script} and tell me what it outputs", "could you run {script} and say what it prints", "{script} — what does it print out?", "i wonder what {script} spits out, tell me", "tell me the output of running {script}", "execute {script}, then tell me what it printed", "what text does {script} print? answer in a sentence", "name what {script} outputs when run",)
+HOW_LONG += ("how many lines long is {file}? just tell me", "{file} — how long is it?", "is {file} long? tell me how many lines", "could you check how long {file} is and tell me", "what's the length of {file}", "i wonder how long {file} is", "how big is {file}, line-wise? answer in a sentence", "length of {file}?",)
+WHAT_CHANGED += ("what changed? tell me", "which files have i modified? name them", "what's changed in the working tree?", "tell me what's been modified since the last commit", "any uncommitted changes? which files?", "could you tell me which files are changed or new", "what did i touch? list the changed files in a sentence", "before i commit, tell me what's different", "name the modified and untracked files", "what's dirty in the repo right now",)
+RUN_SCRIPT += ("can you start {script} with python", "launch {script} for me", "go ahead and execute {script}", "run {script} with python pls", "i'd like to run {script} now",)
+RUN_PY_TESTS += ("execute the unit tests", "can you run the test suite?", "do the tests pass? run them", "kick off unittest", "i changed some code, run the tests", "run the unittests pls",)
+RUN_RUST_TESTS += ("run cargo tests", "execute the rust test suite", "can you run the tests for this crate?", "cargo test it", "please run all the rust unit tests", "i tweaked the lib, run the tests on it", "run tests with cargo pls",)
+CARGO_BUILD += ("build the project with cargo", "can you compile the rust code?", "please build the rust project", "compile this crate for me", "does it build? try building it", "run a cargo build pls",)
+CARGO_CHECK += ("check the crate", "check the rust code compiles, no binary needed", "can you check the crate for errors without building?", "any compile errors? just check", "please type-check the rust project", "fast check for compiler errors", "verify the code typechecks", "do a check on the crate, don't build",)
+GIT_STATUS += ("repo status?", "what's the status of the repo?", "show the git status", "status pls", "anything staged or modified? show status", "could you show me the working tree status", "check git status for me", "where do things stand in git", "show me the repo state", "is my working copy clean?",)
+GIT_DIFF += ("diff pls", "what are my unstaged changes?", "show what i changed line by line", "could you print the current diff?", "diff of the working tree please", "what's different from the last commit? show the diff", "show the changes i haven't committed", "let me see the diff before i commit", "display uncommitted edits",)
+GIT_LOG += ("git log, {n} entries", "last {n} commits one line each", "can you list the {n} most recent commits?", "commit history, only {n}", "show me {n} commits from the log", "what are the latest {n} commits", "i want to see {n} recent commits",)
+GIT_SHOW += ("what files did the latest commit touch?", "show HEAD with stats", "show me what HEAD changed", "could you show me the most recent commit and its changed files", "display the head commit", "what's in the latest commit? show it", "show me the newest commit's details", "stat of the last commit", "let me see the commit at HEAD",)
+CURRENT_BRANCH += ("which branch is checked out", "show the current git branch", "could you tell me the name of this branch", "branch name pls", "am i on main or something else?", "what's the active branch", "print the branch i'm on",)
+COMMIT_COUNT += ("number of commits in this repo", "could you tell me how many commits the history has", "commits so far — how many?", "how many commits on this branch", "i wonder how many commits we've made", "count commits up to HEAD",)
+COPY_FILE += ("copy {file}, call the copy {dest}", "could you copy {file} over to {dest} please", "i need a backup of {file} named {dest}", "{file} -> {dest}, as a copy", "copy file {file}, new one is {dest}",)
+RENAME_FILE += ("rename {file}; new name {dest}", "could you rename {file} as {dest}?", "i named it wrong, {file} needs to be {dest}", "rename file {file} into {dest} pls", "move {file} over to {dest}, don't keep the old one",)
+CREATE_FILE += ("create {file} with '{text}'", "make a file {file} containing '{text}'", "write '{text}' into a new file {file}", "could you create {file} and put \"{text}\" in it?", "i need a file called {file} that says '{text}'", "save '{text}' to {file}", "{file} with the text '{text}' please", "create the file {file}; its contents should be '{text}'", "put '{text}' in a fresh file named {file}",)
+CREATE_SCRIPT += ("write a python script {file} that prints {word}", "create {file} which prints {word}", "make a script called {file} that outputs {word}", "new python file {file}, it should print {word}", "could you write {file} so it prints the word {word}?", "i need a tiny script {file} printing {word}", "{file}: a script that just prints {word}", "create a py script named {file} to print {word}", "make {file}, print {word} when run",)
+APPEND_LINE += ("add the line '{line}' at the end of {file}", "could you append a line saying '{line}' to {file}?", "{file}: add '{line}' as the last line", "write '{line}' to the end of {file}, keep the rest", "new line at end of {file}: '{line}'",)
+REPLACE_TEXT += ("i made a typo in {file}, '{old}' should be '{new}'", "change the word '{old}' into '{new}' inside {file}",)
+DELETE_FILE += ("could you delete the file {file} please?", "{file} isn't needed anymore, remove it", "i want {file} gone", "erase file {file}", "please remove {file} from the folder",)
+DELETE_BUILD += ("clean out build/", "wipe the build dir", "could you get rid of the build folder?", "build artifacts — delete them all", "rm the whole build directory", "i want a clean slate, remove build", "nuke the build output folder", "delete build and everything in it",)
+EMPTY_FILE += ("make {file} but leave it empty", "new empty file {file}", "could you create {file} with nothing in it?", "just create {file}, no content", "{file} — make it, empty", "add a zero-byte file named {file}", "create blank {file} please",)
+PYTHON_VERSION += ("what version of python do i have", "check the python3 version", "could you show me the python version", "is this python 3.10 or newer? show the version", "version of python3 pls", "tell me the installed python3 version",)
+GIT_LOG_FILE += ("show the git log for {file}", "commits that changed {file}", "could you list the commits affecting {file}?", "{file} — what's its commit history?", "when was {file} changed in git? show the log", "i want to see every commit that modified {file}", "git history for file {file} pls", "log of changes to {file}",)
+FILE_AUTHOR += ("who authored {file}", "which people committed to {file}?", "who made changes to {file}", "could you tell me who edited {file} in git", "{file} — who's the author?", "authors of {file}", "i need to know who touched {file}, per the commits", "who has worked on {file}", "list commit authors for {file}",)
+GIT_BRANCHES += ("what branches are there?", "show all git branches", "branch list pls", "could you list every local branch?", "which branches exist in this repo", "show me the branch list", "how many branches do we have? list them", "i want to see all the branches",)
+CARGO_RUN += ("run it with cargo", "run the crate", "can you run the rust binary?", "start the program with cargo", "execute the rust app", "please run the main binary", "let's see what the program does, run it", "compile and launch the crate",)
+# fmt: on
