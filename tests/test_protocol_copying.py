@@ -483,8 +483,11 @@ def test_a_content_of_two_quoted_lines_goes_on_after_the_first():
     targets = copy_targets(["write 'alpha' and 'beta' to x.txt, one per line"]).escaped()
     _, kept, restrict = bias.field_bonuses(b"alpha", targets, "content", written=b"")
     assert b"\\" in _byte_allowed(kept, restrict)  # a newline may follow: 'beta' is not written yet
-    bonuses, _, _ = bias.field_bonuses(b"alpha\\n", targets, "content", written=b"")
-    assert bonuses.get(ord("b")) == bias.quoted_bonus  # the next line is a span start
+    bonuses, kept, _ = bias.field_bonuses(b"alpha\\n", targets, "content", written=b"")
+    # the next line is the model's: 'beta' may follow or go to another file ("put 'alpha' in a.txt, 'beta' in b.txt")
+    assert bonuses == {} and kept is None
+    bonuses, _, _ = bias.field_bonuses(b"gamma\\n", copy_targets(["write 'beta' to x.txt"]).escaped(), "content", written=b"")
+    assert bonuses.get(ord("b")) == bias.quoted_bonus  # a newline starts a span
     _, kept, restrict = bias.field_bonuses(b"alpha\\nbeta", targets, "content", written=b"")
     allowed = _byte_allowed(kept, restrict)
     assert {b"\\", b'"'} <= allowed and b"x" not in allowed  # the last value in: no word goes on from it
@@ -523,7 +526,8 @@ def test_an_escaped_quote_does_not_close_its_quote():
 
     assert _open_quote(b'grep \\"a\\\\\\"b') == 7  # the shell's "a\"b: still open
     assert _open_quote(b'grep \\"a\\\\\\"b\\" f') is None
-    assert _open_quote(b"print('it\\\\'s") == 7  # Python's 'it\'s
+    assert _open_quote(b"print('it\\\\'s", shell=False) == 7  # Python's 'it\'s, wherever the quote opens
+    assert _open_quote(b"x = 'it\\\\'s", shell=False) == 5
     assert _open_quote(b"echo 'a\\\\' x") is None  # the shell's single quote has no escapes
 
 
@@ -551,3 +555,18 @@ def test_a_file_name_in_a_quote_is_its_whole_text_never_after_a_word():
     assert ord("a") in bonuses
     _, kept, _ = bias.field_bonuses(b"find . -name 'a.p", copy_targets(["where is a.py?"]).escaped(), "command", written=b"")
     assert kept == [ord("y")]  # begun at the quote's start: locked to it
+
+
+def test_a_redirect_begun_as_no_named_file_is_the_models_and_a_whole_name_may_end():
+    bias = CopyBias(BYTES)
+    targets = copy_targets(["run app.py quietly, it writes data.csv"]).escaped()
+    assert bias.field_bonuses(b"python3 app.py > /d", targets, "command", written=b"")[1] is None  # /dev/null
+    both = copy_targets(["save the listing into files.txt and a copy in files.txt.bak"]).escaped()
+    _, kept, restrict = bias.field_bonuses(b"ls > files.txt", both, "command", written=b"")
+    assert {b" ", b".", b";"} <= _byte_allowed(kept, restrict)  # it may end, or go on to files.txt.bak
+
+
+def test_each_output_offers_its_own_first_and_last_lines():
+    long = "\n".join(f"listing line {i:03d} here" for i in range(100))
+    hits = "\n".join(f"grep hit number {i:02d}" for i in range(20))
+    assert "grep hit number 00" in copy_targets(["show it", long, hits]).lines

@@ -28,7 +28,10 @@ def test_each_reward_scores_only_its_rows(mixed):
     args, dataset = mixed
     execution, protocol, terminal = build_reward_funcs(args)
     task = next(row for row in dataset if row["language"] == "python")
-    request = next(row for row in dataset if row["language"] == "terminal" and '"msg"' in row["check"])
+    terminal_rows = [row for row in dataset if row["language"] == "terminal"]
+    # a request answered by a MSG where the draw holds one (the MSG completion below then fits its check); any other
+    # terminal request is scored too, 0 for the wrong action type
+    request = next((row for row in terminal_rows if '"msg"' in row["check"]), terminal_rows[0])
     rows = [task, request]
     completion = json.dumps({"action": "MSG", "message": "Rusty. No."})
     columns = {key: [row[key] for row in rows] for key in ("tests", "language", "check", "final_check", "fixture")}

@@ -223,7 +223,8 @@ def terminal_blind_evaluation(report: dict) -> CardEvaluation:
 
     text = (format_terminal_table(report) + "\n\nRequests written by someone who saw only the intents' one-line "
             "descriptions and the fixtures, never the training phrasings or the held-out split (`rusty_hf/data/terminal/"
-            f"blind/`); `outside` holds requests no intent covers. Decoded by {_decoder(report['settings'])}, greedy; "
+            f"blind/`); `outside` holds requests no intent covered when the suite was written (some kinds, such as "
+            "copying a file or the current branch, have been trained since). Decoded by {_decoder(report['settings'])}, greedy; "
             "judged by execution as above. Decoding and data changes are measured here, never tuned on it.")
     return CardEvaluation("Blind terminal requests", text,
                           _first_action_results(report, "Rusty terminal requests, blind", "test", "blind-{part}"))

@@ -188,11 +188,14 @@ def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = (), ro
     sources, workspace_names = list(sources), list(workspace_names)
     names = copy_candidates(sources, workspace_names)
     quoted = {next(g for g in m.groups() if g is not None) for text in sources for m in _QUOTED.finditer(text)}
-    lines = list(dict.fromkeys(line for text in sources[1:] for line in output_lines(text)))
-    if len(lines) > MAX_LINES:  # a long output: what a message quotes is at its start or its end
-        lines = lines[: MAX_LINES * 3 // 4] + lines[-(MAX_LINES // 4) :]
+    lines = list(dict.fromkeys(line for text in sources[1:] for line in _capped(output_lines(text))))
     present = _held_by_files(quoted, root, workspace_names) if root is not None and quoted else frozenset()
     return CopyTargets(tuple(names), frozenset(quoted), tuple(lines), frozenset(workspace_names), present)
+
+
+def _capped(lines: list[str]) -> list[str]:
+    """One output's lines a MSG may quote: a long output's first and last ones (what a message quotes)."""
+    return lines if len(lines) <= MAX_LINES else lines[: MAX_LINES * 3 // 4] + lines[-(MAX_LINES // 4) :]
 
 
 def _held_by_files(values: set[str], root: str | os.PathLike, names: list[str], max_files: int = 200,
@@ -327,7 +330,7 @@ class CopyBias:
             quoted = quoted | frozenset(targets.lines)
             out, kept, found, copied, ended = self._bias(value, names, quoted, MSG_LOCK_AFTER)
             return out, kept, self._restriction(value, kept, found, copied, ended, targets.lines, names, quoted)
-        opened, whole_value = _open_quote(value) if field in ("command", "content") else None, value
+        opened, whole_value = _open_quote(value, shell=field == "command") if field in ("command", "content") else None, value
         if opened is not None:  # QUOTED: inside a quote the string opened, the slot starts after it
             before, value = value[:opened], value[opened:]
             closing = self.quote_tokens[b'\\"' if before.endswith(b'\\"') else b"'"]
@@ -358,19 +361,25 @@ class CopyBias:
             lead = b"" if target or redirect.group("space") else b" "  # `>>` + " plum.txt"
             # a file the command does not read already (`wc -w a.txt > ` writes no a.txt)
             files = [n for n in names if _FILE.search(n) and b" " not in n and n not in quoted and not _holds(read, n)]
-            if target:  # begun: it is one of them, whole
+            if target:  # begun: it is one of them, whole (where it is one already, a longer one may go on or it ends)
                 path = self._one_of(target, files)
                 if path is not None:
-                    return path
+                    return path if target not in files else (*path[:2], self.name_tokens)
+                if target not in files:  # begun as no named file (`/dev/null`): the model's
+                    return {}, None, self.name_tokens
+                # whole: the one rule below ends its word
             else:  # where it starts, a bonus (`>&2`, `> /dev/null` stay the model's to write)
                 return {t: self.start_bonus for n in files for t in self._tokens_starting(lead + n)}, None, self.name_tokens
         out, kept, found, copied, ended = self._bias(value, names, quoted, LOCK_AFTER)
         restrict = self._restriction(value, kept, found, copied, ended, (), names, quoted)
         unused = [n for n in names if n in quoted and not _holds(value, n)]
-        if field == "content" and opened is None and not unused and (value in quoted or value.endswith(b"\\n") and value[:-2] in quoted):
-            # a content that is a quoted value (the last one left) is that line: a newline, then the string ends
-            ends = self.closing_tokens if value[:-2] in quoted else sorted({*self._tokens_starting(b'\\n"', self._all), *self.closing_tokens})
-            return {}, ends, self.all_tokens
+        line_done = value.endswith(b"\\n") and value[:-2] in quoted
+        if field == "content" and opened is None and (value in quoted or line_done):
+            if unused and line_done:  # another value may be the next line, or it goes to another file: the model's
+                return {}, None, self.all_tokens
+            if not unused:  # a content that is a quoted value (the last one left) is that line: a newline, the end
+                ends = self.closing_tokens if line_done else sorted({*self._tokens_starting(b'\\n"', self._all), *self.closing_tokens})
+                return {}, ends, self.all_tokens
         if kept and field == "command" and b" " in whole_value \
                 and found and all(_FILE.search(n) for n, _ in found):  # fmt: skip
             restrict = self.all_tokens  # a file's name begun after the program is finished ("cat app" + " x" for app.py)
@@ -428,27 +437,23 @@ class CopyBias:
         return self.name_tokens
 
 
-def _open_quote(value: bytes) -> int | None:
+def _open_quote(value: bytes, shell: bool = True) -> int | None:
     """Where the text of a quote ``value`` (a JSON-escaped command or content) opened and has not closed starts,
     or None. A quote opens quoted text after a space, ``(``, ``=``, ``[``, ``,``, ``:`` or ``{`` (``echo '``,
     ``print(\\"``; not the ``'`` of ``don't``) and closes at the same quote, unless a backslash escapes it (the
-    shell's ``"a\\"b"``, Python's ``'it\\'s'``; in the shell a single quote has no escapes)."""
+    shell's ``"a\\"b"``; in code, ``shell`` False, any quote: Python's ``'it\\'s'``; the shell's single quote has no
+    escapes)."""
     quote, start, at, escaped = None, None, 0, False
     while at < len(value):
         step = 2 if value[at : at + 1] == b"\\" else 1
         char = value[at : at + step]
         if quote is None and char in (b"'", b'\\"') and at > 0 and value[at - 1] in _QUOTE_OPENERS:
             quote, start = char, at + step
-        elif quote is not None and char == quote and not (escaped and (quote == b'\\"' or not _shell_single(value, start))):
+        elif quote is not None and char == quote and not (escaped and (quote == b'\\"' or not shell)):
             quote, start = None, None
         escaped = char == b"\\\\" and not escaped  # a backslash (JSON: two) escapes what follows it
         at += step
     return start
-
-
-def _shell_single(value: bytes, start: int) -> bool:
-    """Whether the single quote opened before ``start`` is the shell's (no escapes inside): it follows a space."""
-    return value[start - 2 : start - 1] == b" "
 
 
 def _starts_a_name(value: bytes, at: int) -> bool:

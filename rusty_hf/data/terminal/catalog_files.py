@@ -215,15 +215,22 @@ def list_hidden(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 def count_dir_files(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     folder = rng.choice(sorted({p.split("/")[0] for p in visible(fx) if "/" in p}))
     inside = [f"{folder}/{n}" for n in children(fx, folder)]
-    check = Check("output", none_of=other_lines(fx), no_names=other_names(fx, inside), number=str(len(inside)))
+    # no name at all: `wc -l scripts/*` counts a one-line file's lines, beside its name
+    check = Check("output", none_of=other_lines(fx), no_names=other_names(fx, ()), number=str(len(inside)))
     return Case({"dir": folder}, (cmd(f"ls {folder} | wc -l"),), check, args=(folder,))
 
 
 @intent("diff_files", "python", phrasings.DIFF_FILES)
 def diff_files(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    a, b = rng.sample(sorted(p for p in visible(fx) if "/" not in p and p.endswith((".txt", ".md"))), 2)
-    own = [[line for line in lines_of(fx, x) if line.strip() and line not in lines_of(fx, y)] for x, y in ((a, b), (b, a))]
-    check = Check("output", all_of=(one(own[0][0]), one(own[1][0])), none_of=other_lines(fx, keep={a, b}))
+    def own(x: str, y: str) -> list[str]:  # the lines of x that y lacks
+        return [line for line in lines_of(fx, x) if line.strip() and line not in lines_of(fx, y)]
+
+    texts = sorted(p for p in visible(fx) if "/" not in p and p.endswith((".txt", ".md")))
+    pairs = [(a, b) for a in texts for b in texts if a != b and own(a, b) and own(b, a)]
+    a, b = rng.choice(pairs)
+    # a diff marks each side's line (`<`/`>`, or `-`/`+` unified): `cat a b` shows both without saying which differs
+    check = Check("output", all_of=(one(f"< {own(a, b)[0]}", f"-{own(a, b)[0]}"), one(f"> {own(b, a)[0]}", f"+{own(b, a)[0]}")),
+                  none_of=other_lines(fx, keep={a, b}))  # fmt: skip
     return Case({"file": a, "other": b}, (cmd(f"diff {a} {b}"),), check, args=(a, b))
 
 

@@ -368,9 +368,8 @@ FIRST_LINE = (
     "just line one of {file}", "give me the header line of {file}",
 )  # fmt: skip
 LIST_HIDDEN = (
-    "show hidden files too", "ls -a", "list everything here including dotfiles", "what hidden files are in this folder?",
-    "list all files, hidden ones as well", "are there any dotfiles here?", "show me the dotfiles",
-    "include hidden files in the listing", "which files here start with a dot", "full listing with the hidden entries",
+    "show hidden files too", "ls -a", "list everything here including dotfiles", "list all files, hidden ones as well",
+    "include hidden files in the listing", "full listing with the hidden entries",
     "list the folder, dotfiles included", "ls but with the hidden stuff",
 )  # fmt: skip
 COUNT_DIR_FILES = (
@@ -454,7 +453,7 @@ FIND_DEFINITION += ("locate def {symbol}", "where's the function {symbol} declar
 FIND_BY_NAME += ("where is the file called {name}?", "locate {name} in the project", "search for a file named {name}", "could you find where {name} lives?", "i lost {name}, where did it go", "path to {name}?", "look for any file with the name {name}", "find files named exactly {name} please",)
 FIND_BY_EXT += ("list every {ext} file in the project", "show me files with the {ext} extension", "could you locate all files of type {ext}?", "{ext} files — find them", "search recursively for files ending with .{ext}", "i need a list of the .{ext} files here",)
 FIRST_LINE += ("what's the top line of {file}?", "show just the first line in {file}", "{file}: what does line one say", "print the opening line of {file}", "could you show me the header line of {file}", "what does {file} start with? only the first line", "the very first line in {file} pls", "i need line 1 of {file}", "head of {file}, one line only",)
-LIST_HIDDEN += ("show hidden files", "list everything including dotfiles", "ls with hidden files too", "are there any dot files in here?", "could you show all files, even the hidden ones?", "list all entries incl. the ones starting with a dot", "i think there's a hidden config here, show me all files", "show dotfiles in this folder", "include hidden stuff in the listing", "what hidden files does this directory have",)
+LIST_HIDDEN += ("show hidden files", "list everything including dotfiles", "ls with hidden files too", "could you show all files, even the hidden ones?", "list all entries incl. the ones starting with a dot", "i think there's a hidden config here, show me all files", "include hidden stuff in the listing",)
 COUNT_DIR_FILES += ("count the files in {dir}", "number of entries in {dir}", "{dir} — how many things are in it?", "could you tell me the file count for the {dir} folder", "files in {dir}, how many", "how many items does directory {dir} hold", "count what's inside {dir}", "i wonder how many files {dir} has", "total files under {dir}?",)
 DIFF_FILES += ("diff {file} and {other}", "compare {file} with {other}", "show the differences of {file} vs {other}", "how does {file} differ from {other}", "could you compare {file} against {other} please?", "{file} vs {other}", "are {file} and {other} the same? show the diff", "i want to see what changed from {file} to {other}", "line by line differences, {file} and {other}",)
 COUNT_FUNCTIONS += ("how many functions are in {file}?", "count the defs in {file}", "number of functions defined in {file}", "could you count the function definitions in {file}", "how many def lines does {file} have", "function count for {file} please", "i wonder how many functions {file} defines", "count funcs in {file}", "how many python functions does {file} declare",)
