@@ -361,20 +361,20 @@ class CopyBias:
             lead = b"" if target or redirect.group("space") else b" "  # `>>` + " plum.txt"
             # a file the command does not read already (`wc -w a.txt > ` writes no a.txt)
             files = [n for n in names if _FILE.search(n) and b" " not in n and n not in quoted and not _holds(read, n)]
-            if target:  # begun: it is one of them, whole (where it is one already, a longer one may go on or it ends)
-                path = self._one_of(target, files)
-                if path is not None:
-                    return path if target not in files else (*path[:2], self.name_tokens)
-                if target not in files:  # begun as no named file (`/dev/null`): the model's
-                    return {}, None, self.name_tokens
-                # whole: the one rule below ends its word
-            else:  # where it starts, a bonus (`>&2`, `> /dev/null` stay the model's to write)
+            if not target:  # where it starts, a bonus (`>&2`, `> /dev/null` stay the model's to write)
                 return {t: self.start_bonus for n in files for t in self._tokens_starting(lead + n)}, None, self.name_tokens
+            # begun: it is one of them, whole; where it is one already, a longer one may go on or it ends
+            path = self._one_of(target, files)
+            if path is not None:
+                return path if target not in files else (*path[:2], self.name_tokens)
+            if target not in files:  # begun as no named file (`/dev/null`): the model's
+                return {}, None, self.name_tokens
+            # whole, and no longer one: the one rule below ends its word
         out, kept, found, copied, ended = self._bias(value, names, quoted, LOCK_AFTER)
         restrict = self._restriction(value, kept, found, copied, ended, (), names, quoted)
-        unused = [n for n in names if n in quoted and not _holds(value, n)]
         line_done = value.endswith(b"\\n") and value[:-2] in quoted
         if field == "content" and opened is None and (value in quoted or line_done):
+            unused = [n for n in names if n in quoted and not _holds(value, n)]
             if unused and line_done:  # another value may be the next line, or it goes to another file: the model's
                 return {}, None, self.all_tokens
             if not unused:  # a content that is a quoted value (the last one left) is that line: a newline, the end

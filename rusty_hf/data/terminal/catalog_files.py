@@ -228,8 +228,9 @@ def diff_files(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     texts = sorted(p for p in visible(fx) if "/" not in p and p.endswith((".txt", ".md")))
     pairs = [(a, b) for a in texts for b in texts if a != b and own(a, b) and own(b, a)]
     a, b = rng.choice(pairs)
+    left, right = own(a, b)[0], own(b, a)[0]
     # a diff marks each side's line (`<`/`>`, or `-`/`+` unified): `cat a b` shows both without saying which differs
-    check = Check("output", all_of=(one(f"< {own(a, b)[0]}", f"-{own(a, b)[0]}"), one(f"> {own(b, a)[0]}", f"+{own(b, a)[0]}")),
+    check = Check("output", all_of=(one(f"< {left}", f"-{left}"), one(f"> {right}", f"+{right}")),
                   none_of=other_lines(fx, keep={a, b}))  # fmt: skip
     return Case({"file": a, "other": b}, (cmd(f"diff {a} {b}"),), check, args=(a, b))
 

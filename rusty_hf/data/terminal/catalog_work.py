@@ -192,7 +192,7 @@ def python_version(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 
 def _committed(fx: Fixture) -> list[str]:
     """The visible files some commit holds (git knows their history)."""
-    return sorted({p for _, changes in fx.commits for p in changes} & set(visible(fx)))
+    return sorted(committed(fx) & set(visible(fx)))
 
 
 @intent("git_log_file", "python", phrasings.GIT_LOG_FILE)
