@@ -42,7 +42,7 @@ def test_the_references_succeed_in_every_part(monkeypatch, cache, tiny_tokenizer
         assert block["first_action_success"]["mean"] == 1.0
         assert block["episode_success"]["mean"] in (1.0, None)
     assert report["overall"]["episode_success"]["n"] >= 5  # the multi-turn intents played to their MSG
-    assert "find_by_ext" in report["intents"] and report["intents"]["find_by_ext"]["part"] == "new_intents"
+    assert "diff_files" in report["intents"] and report["intents"]["diff_files"]["part"] == "new_intents"
 
 
 def test_a_random_model_stays_valid_under_constrained_decoding(cache, tiny_tokenizer):
