@@ -45,7 +45,12 @@ def train_and_finish(trainer: Trainer, script_args: object, training_args: Train
     result = trainer.train(resume_from_checkpoint=resume_checkpoint(training_args.resume_from_checkpoint))
     record_throughput(trainer, result.metrics)
     metrics = last_eval_metrics(trainer)  # into the card: e.g. pretraining's held-out loss and bits per byte
-    return finalize_output(trainer, script_args, training_args, metrics, model_args=model_args)  # prints where it saved
+    out = finalize_output(trainer, script_args, training_args, metrics, model_args=model_args)  # prints where it saved
+    # Accelerate's end of a script: trackers finished, the process group destroyed. An `accelerate launch` rank that
+    # exits with its gloo group alive can abort in teardown ("terminate called without an active exception", exit -6)
+    # after the run saved; a no-op in a single process.
+    trainer.accelerator.end_training()
+    return out
 
 
 WARMUP_STEPS = 2  # steps left out of the after-warm-up rate: start-up, compilation, autotuning
