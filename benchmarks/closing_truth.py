@@ -27,14 +27,13 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from rusty_hf.agent.session import AgentSession
 from rusty_hf.agent.workspace import Workspace
-from rusty_hf.data.terminal.dataset import CLOSING_INTENTS, dev_requests
+from rusty_hf.data.terminal.dataset import CLOSING_INTENTS, SHOWN_PREFIX, dev_requests
 from rusty_hf.data.terminal.fixtures import materialize
 from rusty_hf.rewards.terminal import DEFAULT_CACHE_DIR
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
 
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "closing_truth.json"
 KINDS = ("done", "states_true", "states_false", "other")
-STATES = "It shows:"  # `dataset.closing_message`'s form for a stated output
 
 
 def _whole_lines(body: str, lines: set[str]) -> bool:
@@ -57,9 +56,9 @@ def kind_of(message: str | None, output: str) -> str:
         return "other"
     if message.strip() == "Done.":
         return "done"
-    if not message.startswith(STATES):
+    if not message.startswith(SHOWN_PREFIX.strip()):  # `dataset.closing_message`'s form for a stated output
         return "other"
-    body = message[len(STATES) :].strip()
+    body = message[len(SHOWN_PREFIX.strip()) :].strip()
     lines = {line.strip() for line in output.splitlines() if line.strip() and not line.startswith("[")}
     true = _whole_lines(body, lines) or (body.endswith(".") and _whole_lines(body[:-1], lines))
     return "states_true" if true else "states_false"

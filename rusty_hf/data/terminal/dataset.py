@@ -264,6 +264,7 @@ def observation(request: Request, cache_dir: str | Path) -> str:
 
 
 SHOWN_LINES, SHOWN_CHARS = 10, 240  # the most output a closing MSG states (`closing_message(states_output=True)`)
+SHOWN_PREFIX = "It shows: "  # how that MSG begins; its lines follow, joined by ", "
 
 
 def closing_message(result: str, states_output: bool = False) -> str:
@@ -275,7 +276,7 @@ def closing_message(result: str, states_output: bool = False) -> str:
         lines = [line.strip() for line in result[: status.start()].splitlines() if line.strip()] if status else []
         if states_output and lines and len(lines) <= SHOWN_LINES and sum(map(len, lines)) <= SHOWN_CHARS:
             shown = ", ".join(lines)
-            return f"It shows: {shown}" + ("" if shown.endswith((".", "!", "?")) else ".")
+            return SHOWN_PREFIX + shown + ("" if shown.endswith((".", "!", "?")) else ".")
         return "Done."
     if status.group(2) is None:
         return "Timed out."
