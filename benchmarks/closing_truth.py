@@ -3,11 +3,12 @@
 Each development-split request (training phrasings on fixtures no training row uses; never a blind or
 conversation text) of an intent that training closes with a status MSG (`dataset.CLOSING_INTENTS`) and whose
 reference is a CMD is played as ``rusty-terminal`` plays it (`AgentSession`: persona, constrained decoding, copy
-bias; at most two actions), on a fresh copy of its fixture. The closing MSG is sorted into: ``done`` (the status,
-"Done."), ``states_true`` ("It shows: a, b." where each of a, b is a whole line of the first command's output),
+bias; at most two actions), on a fresh copy of its fixture. The closing MSG is sorted into: ``status`` ("Done.",
+"Failed: exit code 1.", "Timed out."), ``states_true`` ("It shows: a, b." where each of a, b is a whole line of the first command's output),
 ``states_false`` (anything else after "It shows:": a made-up file, a garbled or cut line) and ``other`` (any
 other message, or none). The conversation suite judges a closing by what it must name; this counts what it names
-that is not there.
+that is not there. Since the SHOWN slot (`rusty_hf.protocol.copying`) a stated list can only hold output lines, so
+``states_false`` counts what gets past it; ``other`` is the free text that remains.
 
     python3 benchmarks/closing_truth.py --model /tmp/qs47/tiny-grpo --model /tmp/qs42/tiny-grpo \\
         --cache-dir /tmp/qs47/terminal_fixtures                  # writes benchmarks/results/closing_truth.json
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import tempfile
 from collections import Counter
@@ -27,13 +29,14 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from rusty_hf.agent.session import AgentSession
 from rusty_hf.agent.workspace import Workspace
-from rusty_hf.data.terminal.dataset import CLOSING_INTENTS, SHOWN_PREFIX, dev_requests
+from rusty_hf.data.terminal.dataset import CLOSING_INTENTS, dev_requests
 from rusty_hf.data.terminal.fixtures import materialize
+from rusty_hf.protocol.copying import SHOWN_PREFIX
 from rusty_hf.rewards.terminal import DEFAULT_CACHE_DIR
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
 
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "closing_truth.json"
-KINDS = ("done", "states_true", "states_false", "other")
+KINDS = ("status", "states_true", "states_false", "other")
 
 
 def _whole_lines(body: str, lines: set[str]) -> bool:
@@ -54,8 +57,8 @@ def _whole_lines(body: str, lines: set[str]) -> bool:
 def kind_of(message: str | None, output: str) -> str:
     if message is None:
         return "other"
-    if message.strip() == "Done.":
-        return "done"
+    if message.strip() in ("Done.", "Timed out.") or re.fullmatch(r"Failed: exit code -?\d+\.", message.strip()):
+        return "status"
     if not message.startswith(SHOWN_PREFIX.strip()):  # `dataset.closing_message`'s form for a stated output
         return "other"
     body = message[len(SHOWN_PREFIX.strip()) :].strip()

@@ -22,7 +22,8 @@ OUTPUT = "README.md\napp.py\nnotes.txt\n[exit code 0]"
 
 
 def test_a_closing_is_the_status_a_true_list_a_false_one_or_other():
-    assert closing_truth.kind_of("Done.", OUTPUT) == "done"
+    assert closing_truth.kind_of("Done.", OUTPUT) == "status"
+    assert closing_truth.kind_of("Failed: exit code 127.", OUTPUT) == "status"
     assert closing_truth.kind_of("It shows: README.md, app.py.", OUTPUT) == "states_true"
     assert closing_truth.kind_of("It shows: README.md, __init__.py.", OUTPUT) == "states_false"  # not in the output
     assert closing_truth.kind_of("It shows:", OUTPUT) == "states_false"  # names nothing

@@ -510,6 +510,8 @@ def test_a_substitution_may_end_with_flags_and_a_slash_parts_values_alone():
     targets = copy_targets(["replace 'alpha' with 'beta' in notes.txt"]).escaped()
     _, kept, restrict = bias.field_bonuses(b"sed -i 's/alpha/beta/", targets, "command", written=b"")
     assert {b"'", b"g"} <= _byte_allowed(kept, restrict)
+    _, kept, restrict = bias.field_bonuses(b"sed -i 's/alpha/beta/g", targets, "command", written=b"")
+    assert _byte_allowed(kept, restrict) & set(BYTES[97:123]) == set() and b"'" in _byte_allowed(kept, restrict)  # then it closes
     _, kept, _ = bias.field_bonuses(b"sed -i 's/alpha", targets, "command", written=b"")
     assert ord("/") in kept and 256 not in kept  # `/usr` is no parting `/`
 
@@ -570,3 +572,90 @@ def test_each_output_offers_its_own_first_and_last_lines():
     long = "\n".join(f"listing line {i:03d} here" for i in range(100))
     hits = "\n".join(f"grep hit number {i:02d}" for i in range(20))
     assert "grep hit number 00" in copy_targets(["show it", long, hits]).lines
+
+
+def _slot_walk(message: str, targets) -> list[bytes]:
+    """Byte by byte through ``message`` (JSON-escaped) as the SHOWN slot sees it: the bytes it would refuse."""
+    bias, value, refused = CopyBias(BYTES), escape_for_json_string(message), []
+    for at in range(len(value) + 1):
+        _, kept, restrict = bias.field_bonuses(value[:at], targets, "message", written=b'{"action": "MSG", "message": "')
+        nxt = value[at : at + 1] or b'"'
+        if nxt not in _byte_allowed(kept, restrict):
+            refused.append(value[: at + 1])
+    return refused
+
+
+def test_a_stated_output_lists_the_last_outputs_lines_whole_in_order_then_ends():
+    bias = CopyBias(BYTES)
+    targets = copy_targets(["what files are here?", "app.py\nnotes.txt\n[exit code 0]"]).escaped()
+    assert targets.shown == (b"app.py", b"notes.txt")
+
+    def allowed(value: bytes) -> set[bytes]:
+        _, kept, restrict = bias.field_bonuses(value, targets, "message", written=b'{"action": "MSG", "message": "')
+        return _byte_allowed(kept, restrict)
+
+    assert allowed(b"It shows") == {b":"}
+    assert allowed(b"It shows: ") == {b"a", b"n"}  # no invented name ("torch.py") can start
+    assert allowed(b"It shows: app") == {b"."}
+    assert allowed(b"It shows: app.py") == {b",", b"."}  # another line, or the end
+    assert allowed(b"It shows: app.py, ") == {b"n"}
+    assert allowed(b"It shows: notes.txt") == {b"."}  # in the output's order: app.py cannot come after it
+    assert allowed(b"It shows: notes.txt.") == {b'"'}
+    assert len(allowed(b"It says")) > 200  # any other message is the model's
+
+
+def test_a_closing_training_writes_is_what_decoding_allows_and_nothing_printed_closes_with_the_status():
+    from rusty_hf.data.terminal.dataset import closing_message
+
+    outputs = ["a.py\nb.py\n[exit code 0]", "# Title.\n[exit code 0]", 'id, name\n1, "ann"\n[exit code 0]',
+               "  3 notes.txt\n[exit code 0]", "x\nx\n[exit code 0]"]  # fmt: skip
+    for output in outputs:
+        message = closing_message(output, states_output=True)
+        assert message.startswith("It shows: ")
+        assert _slot_walk(message, copy_targets(["list them", output]).escaped()) == []
+    # a success with no line to state (an EDIT that wrote, no output) closes with "Done."
+    for output in ["wrote notes.txt (12 chars)", "[exit code 0, no output]"]:
+        targets = copy_targets(["do it", output]).escaped()
+        assert targets.shown == () and closing_message(output) == "Done."
+        assert _slot_walk("Done.", targets) == [] and _slot_walk("It shows: boom.", targets)[0] == b"I"
+    # after a failure the message is the model's (the failing test is in the output), but it states no lines
+    for output, status in [("FAIL: test_x\n[exit code 1]", "Failed: exit code 1."), ("...\n[timed out after 30 s]", "Timed out.")]:
+        targets = copy_targets(["do it", output]).escaped()
+        assert targets.shown == () and targets.status is None
+        assert _slot_walk(status, targets) == []
+        assert (_slot_walk("The failing test is test_x.", targets) == []) == ("test_x" in output)  # named if printed
+        assert _slot_walk("It shows: x.", targets)[0] == b"It"
+
+
+def test_a_closing_after_a_command_states_only_numbers_the_request_or_output_holds():
+    targets = copy_targets(["how many lines in notes.txt?", "3 notes.txt\n[exit code 0]"]).escaped()
+    assert _slot_walk("3 lines.", targets) == [] and _slot_walk("notes.txt has 3 lines.", targets) == []
+    assert _slot_walk("8 lines.", targets)[0] == b"8"
+    assert _slot_walk("13 lines.", targets)[0] == b"1"
+    assert _slot_walk("34 lines.", targets)[0] == b"34"  # a number is whole where it ends: "3" then "4" is another
+    ls = copy_targets(["what files are here?", "app.py\nnotes2.txt\n[exit code 0]"]).escaped()
+    assert _slot_walk("6 Python files.", ls)[0] == b"6"
+    assert _slot_walk("Done. notes2.txt is there.", ls) == []  # digits inside a name are the name's
+    assert _slot_walk("It has 6 lines.", copy_targets(["what is a loop?"]).escaped()) == []  # no command: the model's
+
+def test_a_closing_after_a_command_names_only_files_the_conversation_or_work_dir_holds():
+    ls = copy_targets(["what files are here?", "app.py\nnotes.txt\n[exit code 0]"], ["app.py", "notes.txt", "src/", "src/a.py"])
+    ls = ls.escaped()
+    assert _slot_walk("Modified: notes.txt.", ls) == [] and _slot_walk("See src/a.py, app.py.", ls) == []
+    assert _slot_walk("New, untracked: melon.txt.", ls)[0] == b"New, untracked: melon.t"
+    assert _slot_walk("Done. All good.", ls) == []  # a sentence's dot makes no name
+    # a result that is neither (an EDIT the work dir refused) leaves the message to the model
+    assert _slot_walk("Could not write it.", copy_targets(["do it", "could not write ../x: outside"]).escaped()) == []
+    assert copy_targets(["only a request"]).shown is None  # no command ran: a first reply's message is the model's
+    assert _slot_walk("It is a loop.", copy_targets(["what is a loop?"]).escaped()) == []
+
+
+def test_the_processor_lets_a_stated_output_hold_only_the_outputs_lines(tokenizer):
+    table = token_table(tokenizer)
+    conversation = ["how many lines in harbor_notes.txt?", "3 harbor_notes.txt\n[exit code 0]"]
+    processor = ProtocolLogitsProcessor(tokenizer, copy_names=[copy_targets(conversation)])
+    ids = torch.tensor([[1, 2, 3] + tokenizer(' {"action": "MSG", "message": "It shows: ', add_special_tokens=False)["input_ids"]])
+    for end in range(3, ids.shape[1] + 1):
+        out = processor(ids[:, :end], torch.zeros(1, len(table.token_bytes)))
+    allowed = {table.token_bytes[i] for i in torch.isfinite(out[0]).nonzero()[:, 0].tolist()}
+    assert allowed and all(b"3 harbor_notes.txt".startswith(t) for t in allowed)

@@ -220,3 +220,13 @@ def test_the_conversation_report_has_its_own_file_and_a_block_of_its_own_in_the_
     assert "terminal_conversations_eval.json" in EVALUATIONS  # issue 37: reported in every card
     with pytest.raises(ValueError, match="held-out split only"):  # transformers' own decoding: held-out only
         EvalArguments(suite="terminal", terminal_split="conversations", decoder="plain", update_model_card=True)
+
+
+def test_a_closing_after_a_command_names_no_file_the_session_did_not_show(tmp_path):
+    shown = ["what files are here?", "app.py\nnotes.txt\n[exit code 0]", "app.py", "notes.txt", "src/"]
+    assert conv_eval.invented_name("It shows: app.py, notes.txt.", shown) is None
+    assert conv_eval.invented_name("It shows: __init__.py, torch.py.", shown) == "__init__.py"
+    assert conv_eval.invented_name("Done. See src/ for more.", shown) is None  # a sentence's dot is no name
+    verdict = conv_eval.closing_verdict("It shows: torch.py.", None, tmp_path, set(), None, shown_texts=shown)
+    assert not verdict.ok and "torch.py" in verdict.reason
+    assert conv_eval.closing_verdict("It shows: torch.py.", None, tmp_path, set(), None).ok  # a MSG-only turn: not asked

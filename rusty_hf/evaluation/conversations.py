@@ -5,8 +5,9 @@ user's request joins the chat; the model acts (decoded as the terminal decodes: 
 copy bias) until it answers MSG or ``max_steps`` actions have run; each CMD and EDIT really changes the
 session's work dir, and its output goes back to the model. A turn is **done right** when its first action
 passes its check (executed on the work dir as it is) and its closing MSG is true: it passes the turn's final
-check, states only numbers the session showed where that check names none (`shown_numbers`), and repeats no
-phrase (three words) more than three times.
+check, states only numbers the session showed where that check names none (`shown_numbers`), after a command
+names no file the session did not show (`invented_name`: "It shows: torch.py" after an ``ls`` of app.py), and
+repeats no phrase (three words) more than three times. ``CLOSING_RULES`` says which of these a report applied.
 
 The same turns are also played **alone**: each from a fresh chat on the repository as the reference answers
 of the earlier turns leave it, so "later requests go worse" is a paired difference, turn by turn.
@@ -50,6 +51,21 @@ def repeated_phrase(text: str, words: int = PHRASE_WORDS) -> tuple[str, int]:
     return " ".join(phrase), count
 
 
+CLOSING_RULES = "v2: a closing after a command names no file the session did not show (v1: numbers only)"
+# a name as a command takes it: a letter, and a `.`, `/` or `_` inside ("notes.txt", "src/lib.rs", "run_all")
+_NAME_IN_TEXT = re.compile(r"[A-Za-z0-9_./-]+")
+
+
+def invented_name(message: str, shown: list[str]) -> str | None:
+    """The first file-like name of ``message`` that none of ``shown`` (the session's requests, outputs and
+    work-dir paths) holds, or None."""
+    for match in _NAME_IN_TEXT.finditer(message):
+        word = match.group().strip("./-")
+        if re.search(r"[A-Za-z]", word) and re.search(r"[._/]", word) and not any(word in text for text in shown):
+            return word
+    return None
+
+
 def _named_numbers(check) -> set[str]:
     """The numbers a message check itself names (``number``, digits among ``all_of`` / ``none_of``)."""
     if check is None:
@@ -69,11 +85,13 @@ def shown_numbers(requests: list[str], outputs: list[str], turn_outputs: list[st
     return seen
 
 
-def closing_verdict(message: str, check, root: Path, shown: set[str], action, *, judge_check: bool = True) -> Verdict:
-    """The closing MSG: its check (if ``judge_check``), no invented number, no phrase more than three times.
+def closing_verdict(message: str, check, root: Path, shown: set[str], action, *, judge_check: bool = True,
+                    shown_texts: list[str] | None = None) -> Verdict:  # fmt: skip
+    """The closing MSG: its check (if ``judge_check``), no invented number or name, no phrase more than three times.
 
     Where ``check`` names numbers (the suite says which are true), it decides about numbers; elsewhere every
-    number the message states must be one of ``shown`` (`shown_numbers`)."""
+    number the message states must be one of ``shown`` (`shown_numbers`). With ``shown_texts`` (after a command:
+    the session's requests, outputs and work-dir paths), each file-like name it states is in one of them."""
     if judge_check and check is not None:
         verdict = judge(check, action, root)
         if not verdict.ok:
@@ -82,6 +100,9 @@ def closing_verdict(message: str, check, root: Path, shown: set[str], action, *,
         invented = [n for n in numbers(message) if n not in shown]
         if invented:
             return Verdict(False, f"states {invented[0]}, which no request or output of the session showed")
+    name = invented_name(message, shown_texts) if shown_texts is not None else None
+    if name is not None:
+        return Verdict(False, f"names {name}, which no request, output or path of the session showed")
     phrase, count = repeated_phrase(message)
     if count > MAX_PHRASE_REPEATS:
         return Verdict(False, f"repeats {phrase!r} {count} times")
@@ -131,9 +152,10 @@ def _play(model, tokenizer, plays: list[dict], *, batch_size: int, max_new_token
                     closing = None
                     if action is not None and action.action == "MSG":
                         shown = shown_numbers(p["requests"], p["all_outputs"], p["outputs"])
+                        texts = [*p["requests"], *p["all_outputs"], *p["names"]] if p["outputs"] else None
                         # a MSG-only turn's message is judged by its check (above); its numbers by what that names
                         closing = closing_verdict(action.message, turn.final or turn.check, p["root"], shown, action,
-                                                  judge_check=turn.final is not None)  # fmt: skip
+                                                  judge_check=turn.final is not None, shown_texts=texts)  # fmt: skip
                     return first, closing
 
                 verdicts = list(pool.map(judged, zip(acting, actions)))
@@ -203,7 +225,7 @@ def evaluate_conversations(model: PreTrainedModel, tokenizer: PreTrainedTokenize
         shutil.rmtree(state_dir, ignore_errors=True)
     report = {"settings": {"suite": "terminal", "split": f"{CONVERSATIONS_VERSION}: sessions of requests in a row",
                            "sessions": len(sessions), "turns": len(samples), "decoding": "greedy",
-                           "constrained": constrained, "copy_bias": copy and constrained,
+                           "constrained": constrained, "copy_bias": copy and constrained, "closing": CLOSING_RULES,
                            "max_new_tokens": max_new_tokens, "max_steps": max_steps}}  # fmt: skip
     report.update(summarize_conversations(samples))
     report["samples"] = samples
@@ -242,5 +264,5 @@ def format_conversation_table(report: dict) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["closing_verdict", "evaluate_conversations", "format_conversation_table", "repeated_phrase", "shown_numbers",
+__all__ = ["CLOSING_RULES", "closing_verdict", "invented_name", "evaluate_conversations", "format_conversation_table", "repeated_phrase", "shown_numbers",
            "summarize_conversations"]

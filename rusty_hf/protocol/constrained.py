@@ -213,11 +213,12 @@ class ProtocolLogitsProcessor(LogitsProcessor):
         return scores, locked
 
     def _restricted(self, ids: list[int], device: torch.device) -> torch.Tensor:
-        """``ids`` (one of `CopyBias`'s fixed token lists) as a tensor, made once per list."""
+        """``ids`` (one of `CopyBias`'s fixed token lists) as a tensor, made once per list. The cache keeps the list
+        itself beside its tensor, so its identity cannot pass to another list while cached."""
         key = (id(ids), device)
         if key not in self._restrict_cache:
-            self._restrict_cache[key] = torch.tensor(ids, dtype=torch.long, device=device)
-        return self._restrict_cache[key]
+            self._restrict_cache[key] = (ids, torch.tensor(ids, dtype=torch.long, device=device))
+        return self._restrict_cache[key][1]
 
     def _track(self, input_ids: torch.LongTensor) -> None:
         batch, length = input_ids.shape

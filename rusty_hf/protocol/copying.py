@@ -12,7 +12,8 @@ decides what to write, and tokens that copy one of the conversation's spans get 
   ``scripts/run.py``, ``BudgetArchive``, ``12``) and words that are a part of a workspace path (``bundle`` for
   ``bundle/``); a path is one name (its basename alone names no file: ``wc -c run.py`` fails for scripts/run.py);
 - NUMBER: a count written as a word, as its digits ("the first two lines" -> ``2``);
-- LINE: the lines the commands since printed (a MSG may quote one whole: "It prints: " + that line).
+- LINE: the lines the commands since printed (a MSG may quote one whole: "It prints: " + that line);
+- SHOWN: the lines the last command printed (`shown_lines`), what a closing MSG that states the output lists.
 
 **Slots**, from the grammar of the open string, never from a program's name: the JSON field (``command``,
 ``path``, ``content``, ``message``); inside a command or a file's content, whether a quote the string opened
@@ -30,6 +31,14 @@ decides what to write, and tokens that copy one of the conversation's spans get 
   after a word in it (``grep -c 'def `` then the file). A backslash escapes a quote (the shell's ``"a\\"b"``, Python's ``'it\\'s'``). A literal in
   code with no quoted value left is the model's to write: a name starts there at the start bonus
   (``print('42')``), and ``split(',')`` stays possible;
+- SHOWN (a MSG begun with ``SHOWN_PREFIX``, "It shows: ", the form of `data.terminal.dataset.closing_message`):
+  the rest is the last output's lines (SHOWN), whole, in their order, each at most once, joined by ", ", then
+  "." and the string's end: which lines and how many is the model's; a name or a number the output does not hold
+  cannot be written there (issue 37: with a bias alone, 14-18 of 26 such closings listed what no output held);
+- STATUS (a MSG after a success with no line to state: an EDIT that wrote, a command that printed nothing): "Done.",
+  what training closes it with (after `sed -i` a model trained to state outputs wrote file lines from memory
+  instead); the action itself (another CMD, an EDIT) stays the model's. After a failure the message is the model's
+  (the failing test is in the output), but it cannot begin "It shows": there are no lines to state;
 - WORD (elsewhere in a command or a content) and free text (a MSG, where LINEs count as quoted: the first 48 and
   the last 16 of a long output). A content that is the last quoted value left is that line: a newline, then the
   string ends; a content of several goes on after each (a newline starts a span).
@@ -89,8 +98,21 @@ _WORD_TEXT = re.compile(r"[A-Za-z0-9]")
 _REDIRECT = re.compile(rb"(?<![>0-9&=-])>>?(?P<space> ?)(?P<target>[A-Za-z0-9_./-]*)$")
 _CLOSED = re.compile(rb'"(?:command|path|content|message)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _OPERATOR = re.compile(rb"[A-Za-z]/")  # a quote that starts with an operator (`s/a/b/`) may end with flags
+_TOKEN_DIGITS = re.compile(rb"\d+")
+_TRAILING_NAME = re.compile(rb"[A-Za-z0-9_./-]*$")
+_LEADING_NAME = re.compile(rb"[A-Za-z0-9_./-]+")
+_NAME_PUNCT = re.compile(rb"[._/]")
+_NAME_MARK = re.compile(rb"[._/][A-Za-z0-9]")  # a word with one is a file's name ("notes.txt", "src/a", "x_y")
+_TRAILING_DIGITS = re.compile(rb"\d+$")
+_WORD_BYTE = re.compile(rb"[A-Za-z0-9_.]")  # what a number inside a name follows ("file2", "v0.1")
+_FLAG = re.compile(rb"/[A-Za-z]$")  # one flag after the last `/` (`s/a/b/g`): the quote's end ("g" + "love" was not)
 MAX_LINES = 64  # output lines a MSG may quote: the first and last of a long output
 _LINE_ID = re.compile(r"[0-9a-f]{6,40}|\d+[:.]?")  # what leads a line of `git log --oneline` or a numbered list
+SHOWN_PREFIX = "It shows: "  # how a closing MSG that states the last output begins; its lines follow, joined by ", "
+_SHOWN_MARK = SHOWN_PREFIX[:-2].encode()  # where the SHOWN slot starts: b"It shows", before its ": "
+_SENTENCE_ENDS = (b".", b"!", b"?")  # a stated line that ends with one needs no "." after it
+# The terminal's status line after a command's output (`agent.workspace`): "[exit code 0]", "[timed out after 30 s]"
+TOOL_STATUS = re.compile(r"\[(exit code (-?\d+)|timed out)[^\]]*\]\s*$")
 
 
 def escape_for_json_string(text: str) -> bytes:
@@ -144,6 +166,8 @@ class CopyTargets:
     lines: tuple[str, ...] = ()
     paths: frozenset[str] = frozenset()  # the workspace's files and folders
     present: frozenset[str] = frozenset()  # the quoted values a file of the workspace holds
+    shown: tuple[str, ...] | None = None  # the lines the last command printed (`shown_lines`); None: none ran
+    status: str | None = None  # "Done." after a success with no line to state (an EDIT, a silent command)
 
     def escaped(self) -> EscapedTargets:
         """The same in the JSON-escaped byte form an open string is in (what `CopyBias` matches)."""
@@ -152,7 +176,9 @@ class CopyTargets:
         lines = tuple(escape_for_json_string(line) for line in self.lines if line not in self.names)
         paths = frozenset(escape_for_json_string(p) for p in self.paths)
         present = frozenset(escape_for_json_string(v) for v in self.present)
-        return EscapedTargets(names, quoted, lines, paths, present)
+        shown = None if self.shown is None else tuple(escape_for_json_string(line) for line in self.shown)
+        status = None if self.status is None else escape_for_json_string(self.status)
+        return EscapedTargets(names, quoted, lines, paths, present, shown, status)
 
 
 @dataclass(frozen=True)
@@ -162,6 +188,8 @@ class EscapedTargets:
     lines: tuple[bytes, ...] = ()
     paths: frozenset[bytes] = frozenset()
     present: frozenset[bytes] = frozenset()
+    shown: tuple[bytes, ...] | None = None
+    status: bytes | None = None
 
 
 def output_lines(text: str) -> list[str]:
@@ -181,16 +209,40 @@ def output_lines(text: str) -> list[str]:
     return out
 
 
+def tool_status(result: str) -> str | None:
+    """The closing MSG after a tool result that showed nothing to state: "Done." (a command that succeeded, an
+    EDIT that wrote), "Failed: exit code 1.", "Timed out."; None for any other result (a refused EDIT)."""
+    status = TOOL_STATUS.search(result)
+    if status is None:
+        return "Done." if result.startswith("wrote ") else None
+    if status.group(2) is None:
+        return "Timed out."
+    return "Done." if status.group(2) == "0" else f"Failed: exit code {status.group(2)}."
+
+
+def shown_lines(result: str) -> list[str]:
+    """What a closing MSG may state after the tool result ``result``: the lines (stripped, non-empty) a command
+    that succeeded printed; none after an EDIT ("wrote ..."), a failure or a timeout."""
+    status = TOOL_STATUS.search(result)
+    if status is None or status.group(2) != "0":
+        return []
+    return [line.strip() for line in result[: status.start()].splitlines() if line.strip()]
+
+
 def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = (), root: str | os.PathLike | None = None
                  ) -> CopyTargets:  # fmt: skip
     """`copy_candidates`, which of them the user quoted, the output lines of the commands since
-    (``sources[1:]``) and, given the workspace's ``root``, which quoted values its files hold."""
+    (``sources[1:]``), the lines the last one printed (`shown_lines`) and, given the workspace's ``root``, which
+    quoted values its files hold."""
     sources, workspace_names = list(sources), list(workspace_names)
     names = copy_candidates(sources, workspace_names)
     quoted = {next(g for g in m.groups() if g is not None) for text in sources for m in _QUOTED.finditer(text)}
     lines = list(dict.fromkeys(line for text in sources[1:] for line in _capped(output_lines(text))))
     present = _held_by_files(quoted, root, workspace_names) if root is not None and quoted else frozenset()
-    return CopyTargets(tuple(names), frozenset(quoted), tuple(lines), frozenset(workspace_names), present)
+    shown = tuple(shown_lines(sources[-1])[:MAX_LINES]) if len(sources) > 1 else None
+    # a failure's output is the model's to state (the failing test); only a success with no line to state is "Done."
+    status = "Done." if shown == () and tool_status(sources[-1]) == "Done." else None
+    return CopyTargets(tuple(names), frozenset(quoted), tuple(lines), frozenset(workspace_names), present, shown, status)
 
 
 def _capped(lines: list[str]) -> list[str]:
@@ -246,6 +298,16 @@ class CopyBias:
                              for q in (b"'", b'\\"')}
         self.word_tokens = sorted(i for data, i in self._all.items() if _WORD.match(data))
         self.letter_tokens = sorted(i for data, i in self._all.items() if len(data) == 1 and data.isalpha())  # `s` of `s/`
+        # what ends a SHOWN message: the string's closing quote, or "." and it (tokens may go on into the JSON)
+        self._closing_cache: dict = {}
+        # the name bytes a token starts with, where they hold a `.`, `/` or `_` (what may make a word a file's name)
+        self._all_leads = {i: m.group() for data, i in self._all.items() if (m := _LEADING_NAME.match(data))}
+        self._name_leads = {i: lead for i, lead in self._all_leads.items() if _NAME_PUNCT.search(lead)}
+        self._bytes = {i: data for data, i in self._all.items()}
+        # each token's runs of digits: (where, the digits, whether bytes follow them)
+        self._digit_runs = {i: [(m.start(), m.group(), m.end() < len(data)) for m in _TOKEN_DIGITS.finditer(data)]
+                            for data, i in self._all.items() if _TOKEN_DIGITS.search(data)}  # fmt: skip
+        self.ending_tokens = {end: sorted(i for data, i in self._all.items() if data.startswith(end)) for end in (b'"', b'."')}
         spaced_words = {i for data, i in self._all.items() if _SPACED_WORD.match(data)}
         self.phrase_word_tokens = sorted(spaced_words.union(self.word_tokens))
         self.phrase_tokens = sorted(spaced_words.union(self.name_tokens))
@@ -325,11 +387,25 @@ class CopyBias:
             path = self._one_of(value, [n for n in names if b" " not in n and not n.isdigit()], self.closing_tokens)
             if path is not None:
                 return path
+        if field == "message" and targets.status is not None and targets.status.startswith(value):
+            return {}, self._forced(targets.status[len(value) :]), self.all_tokens  # STATUS: nothing to state
+        if field == "message" and value.startswith(_SHOWN_MARK):  # SHOWN: the last output's lines, nothing else
+            shown = self._shown(value[len(_SHOWN_MARK) :], targets.shown or ())
+            if shown is not None:
+                return {}, shown, self.all_tokens
         if field == "message":  # an output line is quoted text: copied whole, at quoted_bonus
             names += [line for line in targets.lines if not any(_holds(closed, line) for closed in done)]
             quoted = quoted | frozenset(targets.lines)
             out, kept, found, copied, ended = self._bias(value, names, quoted, MSG_LOCK_AFTER)
-            return out, kept, self._restriction(value, kept, found, copied, ended, targets.lines, names, quoted)
+            restrict = self._restriction(value, kept, found, copied, ended, targets.lines, names, quoted)
+            if kept is None and targets.shown is not None:  # a closing: no stated output without lines, no new number
+                numbers = frozenset(n for n in targets.names if n.isdigit())
+                names = frozenset((*targets.names, *targets.paths))
+                mark = targets.shown == () and _SHOWN_MARK.startswith(value)
+                refused = self._refused_in_closing(value, numbers, names, mark)
+                if refused is not None:
+                    return out, *refused
+            return out, kept, restrict
         opened, whole_value = _open_quote(value, shell=field == "command") if field in ("command", "content") else None, value
         if opened is not None:  # QUOTED: inside a quote the string opened, the slot starts after it
             before, value = value[:opened], value[opened:]
@@ -347,6 +423,8 @@ class CopyBias:
             if any(_holds(value, n) for n in names if n in quoted):  # the quote holds the user's text, not names
                 if not values and value.endswith(b"/"):  # every value is in: it closes (after a flag: `s/a/b/g`)
                     return {}, [*closing, *(self.letter_tokens if _OPERATOR.match(value) else ())], self.all_tokens
+                if not values and _OPERATOR.match(value) and _FLAG.search(value):  # its flag is in: the quote closes
+                    return {}, closing, self.all_tokens
                 names = values
             starts = [n for n in values if n in targets.present] or values  # what the workspace holds comes first
             # where a quote may take the text the work dir holds and a new one (a substitution), one letter before a
@@ -384,6 +462,101 @@ class CopyBias:
                 and found and all(_FILE.search(n) for n, _ in found):  # fmt: skip
             restrict = self.all_tokens  # a file's name begun after the program is finished ("cat app" + " x" for app.py)
         return out, kept, restrict
+
+    def _refused_in_closing(self, value: bytes, numbers: frozenset[bytes], names: frozenset[bytes], mark: bool):
+        """(kept, restrict) for a closing MSG's free text after a command, or None: with ``mark`` (no line to state),
+        no token may take ``value`` two bytes or more into "It shows"; a number that starts at a word's start is one
+        of ``numbers`` (those the request and the outputs since hold: "6 Python files." after an `ls` of two files
+        cannot be written), and one begun goes on until it is whole; a word becomes a file's name (a `.`, `/` or `_`
+        then a letter or digit) only as the start of one of ``names`` (the request's, the outputs', the work dir's:
+        no "untracked: melon.txt" after an `ls` of app.py). Made once per state: the processor caches a restriction
+        by its list's identity."""
+        tail = _TRAILING_DIGITS.search(value)
+        run = tail.group() if tail and not _WORD_BYTE.match(value[tail.start() - 1 : tail.start()]) else None
+        at_start = not value or not _WORD_BYTE.match(value[-1:])
+        word = _TRAILING_NAME.search(value).group()
+        key = (value if mark else b"", run, at_start, numbers, word if not _NAME_MARK.search(word) else None, names)
+        if key in self._closing_cache:
+            return self._closing_cache[key]
+        refused: set[int] = set()
+        if mark:
+            refused.update(i for data, i in self._all.items() if len(value + data) >= 2
+                           and (_SHOWN_MARK.startswith(value + data) or (value + data).startswith(_SHOWN_MARK)))  # fmt: skip
+        for token, runs in self._digit_runs.items():
+            for start, digits, more in runs:
+                if start == 0 and run is None and not at_start:
+                    continue  # digits that go on with a word ("file" + "2")
+                if start > 0 and _WORD_BYTE.match(self._bytes[token][start - 1 : start]):
+                    continue
+                whole = (run or b"") + digits if start == 0 else digits
+                if not any(n.startswith(whole) for n in numbers) or (more and whole not in numbers):
+                    refused.add(token)
+                    break
+        if not _NAME_MARK.search(word):  # a word that is no name yet: it becomes one only as a copy
+            # a word that ends in a `.`, `/` or `_` becomes a name with any letter or digit; else only with those
+            for token, lead in (self._all_leads if _NAME_PUNCT.search(word) else self._name_leads).items():
+                grown = (word + lead).rstrip(b".,:/-")
+                if _NAME_MARK.search(grown) and not any(n.startswith(grown) for n in names):
+                    refused.add(token)
+        if run is not None and run not in numbers:  # a number begun and not whole: only its digits go on
+            kept = sorted(t for t in self.digit_tokens if t not in refused)
+            result = (kept, self.all_tokens)
+        elif refused:
+            result = ([], sorted(refused))
+        else:
+            result = None
+        self._closing_cache[key] = result
+        return result
+
+    def _forced(self, rest: bytes) -> list[int]:
+        """The tokens that go on with ``rest`` and then the string's end (a STATUS message)."""
+        kept = set(self._tokens_starting(rest + b'"', self._all))
+        kept.update(self.ending_tokens.get(rest + b'"', ()))  # a token that goes on into the JSON (`."}`)
+        return sorted(kept)
+
+    def _shown(self, rest: bytes, lines: tuple[bytes, ...]) -> list[int] | None:
+        """The tokens that may follow a SHOWN message's ``rest`` (what follows "It shows"): ": ", then ``lines`` in
+        their order, each whole and at most once, joined by ", ", then "." (none after a line that ends a sentence)
+        and the string's end. None where ``rest`` has left that form (the model wrote "It showsX" in one token)."""
+        lead = SHOWN_PREFIX[len(_SHOWN_MARK) :].encode()  # b": "
+        if len(rest) < len(lead):
+            if not lead.startswith(rest):
+                return None
+            if not lines:
+                return sorted(self.ending_tokens[b'"'])  # nothing was printed: the message ends as it is
+            return sorted({t for line in lines for t in self._tokens_starting(lead[len(rest) :] + line, self._all)})
+        if not rest.startswith(lead):
+            return None
+        rest = rest[len(lead) :]
+
+        def ends(j: int) -> list[bytes]:  # what may follow the whole line j
+            return [b'"' if lines[j].endswith(_SENTENCE_ENDS) else b'."', *(b", " + line for line in lines[j + 1 :])]
+
+        continuations: set[bytes] = set()
+        todo = [(0, 0)]  # (where an item starts in rest, the first line it may be)
+        while todo:
+            at, first = todo.pop()
+            tail = rest[at:]
+            for j in range(first, len(lines)):
+                line = lines[j]
+                if len(tail) < len(line):
+                    if line.startswith(tail):
+                        continuations.update(line[len(tail) :] + end for end in ends(j))
+                    continue
+                if not tail.startswith(line):
+                    continue
+                after = tail[len(line) :]
+                if after.startswith(b", "):
+                    todo.append((at + len(line) + 2, j + 1))
+                continuations.update(end[len(after) :] for end in ends(j) if end.startswith(after) and end != after)
+        kept: set[int] = set()
+        for continuation in continuations:
+            kept.update(self._tokens_starting(continuation, self._all))
+            if continuation in self.ending_tokens:
+                kept.update(self.ending_tokens[continuation])
+        if not lines and not rest:
+            kept.update(self.ending_tokens[b'"'])
+        return sorted(kept)
 
     def _quoted_start(self, value: bytes, starts: list[bytes], closing: list[int], operators: bool):
         """Where a quote's text starts (or a ``/`` in it): one of ``starts`` begins. With ``operators``, a

@@ -50,7 +50,8 @@ class RustyScriptArguments(ScriptArguments):
     terminal_closing_states_output: bool = field(
         default=False,
         metadata={"help": "SFT: a closing MSG after a command with a short output states it (\"It shows: README.md, "
-                  "app.py.\") instead of \"Done.\" (closing rows and sessions)."},
+                  "app.py.\") instead of \"Done.\" (closing rows and sessions); constrained decoding lets that message "
+                  "hold only the output's lines (the SHOWN slot of rusty_hf.protocol.copying)."},
     )
     terminal_cache_dir: str = field(
         default="outputs/terminal_fixtures",

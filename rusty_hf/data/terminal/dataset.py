@@ -41,6 +41,7 @@ from rusty_hf.data.terminal.checks import RUNS, Check
 from rusty_hf.data.terminal.fixtures import Fixture, materialize, python_fixture, rust_fixture
 from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS, Case, Intent, render
 from rusty_hf.data.terminal.values import ValuePool, is_new_value
+from rusty_hf.protocol.copying import SHOWN_PREFIX, shown_lines, tool_status
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
 
 PARTS = ("seen_values", "new_values", "new_intents")
@@ -264,23 +265,18 @@ def observation(request: Request, cache_dir: str | Path) -> str:
 
 
 SHOWN_LINES, SHOWN_CHARS = 10, 240  # the most output a closing MSG states (`closing_message(states_output=True)`)
-SHOWN_PREFIX = "It shows: "  # how that MSG begins; its lines follow, joined by ", "
 
 
 def closing_message(result: str, states_output: bool = False) -> str:
     """Rusty's MSG after a single-turn action's result: the status ("Done.", "Failed: exit code 1."); with
     ``states_output``, a command that succeeded with a short output (at most ``SHOWN_LINES`` lines and
-    ``SHOWN_CHARS`` characters) gets what it showed instead: "It shows: README.md, app.py."."""
-    status = re.search(r"\[(exit code (-?\d+)|timed out)[^\]]*\]\s*$", result)
-    if status is None or status.group(2) == "0":  # an EDIT's "wrote ...", or a command that succeeded
-        lines = [line.strip() for line in result[: status.start()].splitlines() if line.strip()] if status else []
-        if states_output and lines and len(lines) <= SHOWN_LINES and sum(map(len, lines)) <= SHOWN_CHARS:
-            shown = ", ".join(lines)
-            return SHOWN_PREFIX + shown + ("" if shown.endswith((".", "!", "?")) else ".")
-        return "Done."
-    if status.group(2) is None:
-        return "Timed out."
-    return f"Failed: exit code {status.group(2)}."
+    ``SHOWN_CHARS`` characters) gets what it showed instead: "It shows: README.md, app.py." (``SHOWN_PREFIX``
+    and `copying.shown_lines`, the form constrained decoding lets hold only what the output holds)."""
+    lines = shown_lines(result)  # what a command that succeeded printed
+    if states_output and lines and len(lines) <= SHOWN_LINES and sum(map(len, lines)) <= SHOWN_CHARS:
+        shown = ", ".join(lines)
+        return SHOWN_PREFIX + shown + ("" if shown.endswith((".", "!", "?")) else ".")
+    return tool_status(result) or "Done."
 
 
 def sft_messages(request: Request, cache_dir: str | Path | None = None, states_output: bool = False) -> list[dict[str, str]]:
