@@ -159,6 +159,10 @@ _count("count_bytes", "-c", lambda text: len(text.encode()), phrasings.COUNT_BYT
 def search_text(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     candidates = sorted({line for path, c in visible(fx).items() if path.endswith(".txt") for line in c.splitlines() if line})
     text = rng.choice(candidates)
+    words = [w for w in text.split() if len(w) >= 3]
+    roll = rng.random()
+    if len(words) >= 2 and roll < 0.5:  # a user searches for a word or two as often as for a whole line
+        text = rng.choice(words) if roll < 0.3 else " ".join(text.split()[:2])
     check = search_check(fx, text, ())
     return Case({"text": text}, (cmd(f'grep -rn "{text}" .'),), check, args=(text,))
 

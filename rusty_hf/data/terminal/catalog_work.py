@@ -106,10 +106,11 @@ def _txt_file(fx: Fixture, rng: random.Random) -> str:
     return rng.choice(sorted(p for p in visible(fx) if p.endswith(".txt")))
 
 
-def _new_txt(fx: Fixture, pool: ValuePool) -> str:
-    path = f"{pool.module()}.txt"
+def _new_txt(fx: Fixture, pool: ValuePool, ext: str = ".txt") -> str:
+    """A text file the work dir does not hold yet."""
+    path = f"{pool.module()}{ext}"
     while path in fx.tree_files():
-        path = f"{pool.module()}.txt"
+        path = f"{pool.module()}{ext}"
     return path
 
 
@@ -131,8 +132,8 @@ def rename_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 
 @intent("create_file", "python", phrasings.CREATE_FILE)
 def create_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    path = _new_txt(fx, pool)
-    text = pool.phrase()
+    path = _new_txt(fx, pool, rng.choice((".txt", ".txt", ".md", ".log")))  # text, whatever the extension
+    text = pool.line()
     return Case({"file": path, "text": text}, (edit(path, text + "\n"),), Check("files", files=((path, text + "\n"),)),
                 args=(path, text))  # fmt: skip
 
@@ -148,7 +149,7 @@ def create_script(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 @intent("append_line", "python", phrasings.APPEND_LINE)
 def append_line(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     path = _txt_file(fx, rng)
-    line = pool.phrase()
+    line = pool.line()
     content = fx.tree_files()[path] + line + "\n"
     return Case({"file": path, "line": line}, (cmd(f"echo '{line}' >> {path}"),), Check("files", files=((path, content),)),
                 args=(path, line))  # fmt: skip

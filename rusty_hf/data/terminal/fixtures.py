@@ -59,6 +59,11 @@ def _lines(pool: ValuePool, n: int) -> list[str]:
     return [pool.phrase() for _ in range(n)]
 
 
+# Where a fixture's script lives: users' repositories keep one at the top as often as in a folder (a model that
+# only saw scripts/ ran `python3 scripts/src/main.py` for "execute src/main.py")
+SCRIPT_DIRS = ("scripts/", "scripts/", "", "tools/", "bin/")
+
+
 def python_fixture(pool: ValuePool) -> Fixture:
     """A Python package with a unittest suite (one test fails), a script, data, notes and a build folder."""
     rng = pool.rng
@@ -71,6 +76,7 @@ def python_fixture(pool: ValuePool) -> Fixture:
     k = rng.randint(2, 5)
     tests = [f"test_{fa}_counts", f"test_{fa}_empty", f"test_{fb}_keeps_order"]
     failing = rng.choice(tests)
+    script_dir = rng.choice(SCRIPT_DIRS)
     expected = {tests[0]: "3", tests[1]: "0", tests[2]: "[1, 2, 3]"}
     wrong = {tests[0]: "4", tests[1]: "1", tests[2]: "[3, 2, 1]"}
     test_lines = [f"import unittest\n\nfrom {pkg}.{mod_a} import {fa}, {fb}\n\n\nclass {cls}Tests(unittest.TestCase):"]
@@ -96,7 +102,7 @@ def python_fixture(pool: ValuePool) -> Fixture:
     files2 = {f"{pkg}/{mod_a}.py": module_a, f"{pkg}/{mod_b}.py": module_b,
               f"tests/__init__.py": "", f"tests/test_{mod_a}.py": "\n".join(test_lines)}  # fmt: skip
     rows = [f"{i},{pool.noun()},{rng.randint(1, 99)}" for i in range(n_rows)]
-    files3 = {f"scripts/{script}.py": f"print({script_output!r})\n", f"data/{data}.csv": "id,name,qty\n" + "\n".join(rows) + "\n"}
+    files3 = {f"{script_dir}{script}.py": f"print({script_output!r})\n", f"data/{data}.csv": "id,name,qty\n" + "\n".join(rows) + "\n"}
     subjects = ["Initial commit", f"Add {fb} and {cls}", f"Add the {script} script"]
     extra = pool.phrase()
     dirty = {"notes.txt": files1["notes.txt"] + extra + "\n", f"{scratch}.txt": f"{pool.phrase()}\n",
@@ -105,7 +111,7 @@ def python_fixture(pool: ValuePool) -> Fixture:
         "project": project, "package": pkg, "modules": {mod_a: f"{pkg}/{mod_a}.py", mod_b: f"{pkg}/{mod_b}.py"},
         "functions": {fa: f"{pkg}/{mod_a}.py", fb: f"{pkg}/{mod_a}.py", fc: f"{pkg}/{mod_b}.py"},
         "classes": {cls: f"{pkg}/{mod_b}.py"}, "tests": tests, "failing_test": failing,
-        "test_file": f"tests/test_{mod_a}.py", "script": f"scripts/{script}.py", "script_output": script_output,
+        "test_file": f"tests/test_{mod_a}.py", "script": f"{script_dir}{script}.py", "script_output": script_output,
         "data_file": f"data/{data}.csv", "todo": todo, "todo_file": f"{pkg}/{mod_a}.py",
         "subjects": subjects, "commit_files": [sorted(files1), sorted(files2), sorted(files3)],
         "modified": ["notes.txt"], "untracked": [f"{scratch}.txt"], "added_line": extra, "build_dir": "build",

@@ -109,6 +109,29 @@ ADJECTIVES = (
     "tranquil", "tropical", "velvety", "vintage", "violet", "wavy", "windy", "wise", "witty", "woolly",
     "young", "zesty",
 )
+_STATES = ("ready", "done", "ok", "up", "set")
+
+
+def _capitalised(text: str, r: random.Random) -> str:
+    return text[:1].upper() + text[1:] if r.random() < 0.25 else text
+
+
+# The shapes of `ValuePool.line`: pool words, with the few small words a note or a to-do holds
+_LINE_SHAPES: tuple[Callable[[random.Random], str], ...] = (
+    lambda r: f"{r.choice(ADJECTIVES)} {r.choice(NOUNS)} {r.choice(_STATES)}",
+    lambda r: _capitalised(f"{r.choice(VERBS)} the {r.choice(NOUNS)}", r),
+    lambda r: _capitalised(f"{r.choice(VERBS)} {r.choice(NOUNS)}s", r),
+    lambda r: _capitalised(f"{r.choice(VERBS)} the {r.choice(ADJECTIVES)} {r.choice(NOUNS)}", r),
+    lambda r: _capitalised(f"{r.choice(ADJECTIVES)} {r.choice(NOUNS)}", r),
+    lambda r: _capitalised(f"{r.choice(VERBS)} {r.choice(NUMBERS)} {r.choice(NOUNS)}s", r),
+    lambda r: _capitalised(f"{r.choice(VERBS)} my {r.choice(NOUNS)} at {r.choice(NUMBERS)}", r),
+    lambda r: _capitalised(f"{r.choice(NOUNS)} and {r.choice(NOUNS)}", r),
+    lambda r: _capitalised(f"{r.choice(VERBS)} the {r.choice(NOUNS)} for {r.choice(NOUNS)}", r),
+    lambda r: _capitalised(f"{r.choice(VERBS)} a {r.choice(NOUNS)}", r),
+    lambda r: f"{r.choice(NOUNS)} is {r.choice(ADJECTIVES)}",
+    lambda r: r.choice(NOUNS),
+)
+
 # Never in training data: values made with them are held out whatever their hash.
 HELD_OUT_WORDS = frozenset({"harbor", "planet", "voucher", "vivid", "rotate", "beacon", "olive", "quota"})
 NUMBERS = (2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20)
@@ -206,6 +229,12 @@ class ValuePool:
     def phrase(self) -> str:
         """A short line of text: 'swift ledger ready'."""
         return self._draw(lambda r: f"{r.choice(ADJECTIVES)} {r.choice(NOUNS)} {r.choice(['ready', 'done', 'ok', 'up', 'set'])}")
+
+    def line(self) -> str:
+        """A line a user asks to write into a file, in one of the shapes people type ('swift ledger ready',
+        'fetch the lantern', 'Pack 3 crates', 'sunny garden'): a fixed shape taught the model that a line to append
+        ends in 'ready' or 'done', and 'buy eggs' became a `sed`."""
+        return self._draw(lambda r: r.choice(_LINE_SHAPES)(r))
 
     def number(self) -> int:
         return self.rng.choice(NUMBERS)
