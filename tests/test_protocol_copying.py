@@ -637,6 +637,8 @@ def test_a_closing_after_a_command_states_only_numbers_the_request_or_output_hol
     assert _slot_walk("6 Python files.", ls)[0] == b"6"
     assert _slot_walk("Done. notes2.txt is there.", ls) == []  # digits inside a name are the name's
     assert _slot_walk("It has 6 lines.", copy_targets(["what is a loop?"]).escaped()) == []  # no command: the model's
+    version = copy_targets(["which python?", "Python 3.11.2\n[exit code 0]"]).escaped()
+    assert _slot_walk("Python 3.11.2 here.", version) == [] and _slot_walk("Python 3.12.", version)[0] == b"Python 3.12"
 
 def test_a_closing_after_a_command_names_only_files_the_conversation_or_work_dir_holds():
     ls = copy_targets(["what files are here?", "app.py\nnotes.txt\n[exit code 0]"], ["app.py", "notes.txt", "src/", "src/a.py"])

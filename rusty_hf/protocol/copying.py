@@ -399,7 +399,7 @@ class CopyBias:
             out, kept, found, copied, ended = self._bias(value, names, quoted, MSG_LOCK_AFTER)
             restrict = self._restriction(value, kept, found, copied, ended, targets.lines, names, quoted)
             if kept is None and targets.shown is not None:  # a closing: no stated output without lines, no new number
-                numbers = frozenset(n for n in targets.names if n.isdigit())
+                numbers = frozenset(n for n in targets.names if n[:1].isdigit())  # "12", "3.11.2"
                 names = frozenset((*targets.names, *targets.paths))
                 mark = targets.shown == () and _SHOWN_MARK.startswith(value)
                 refused = self._refused_in_closing(value, numbers, names, mark)
@@ -489,7 +489,7 @@ class CopyBias:
                 if start > 0 and _WORD_BYTE.match(self._bytes[token][start - 1 : start]):
                     continue
                 whole = (run or b"") + digits if start == 0 else digits
-                if not any(n.startswith(whole) for n in numbers) or (more and whole not in numbers):
+                if not any(n.startswith(whole) for n in numbers) or (more and not _ends_a_number(whole, numbers)):
                     refused.add(token)
                     break
         if not _NAME_MARK.search(word):  # a word that is no name yet: it becomes one only as a copy
@@ -498,7 +498,7 @@ class CopyBias:
                 grown = (word + lead).rstrip(b".,:/-")
                 if _NAME_MARK.search(grown) and not any(n.startswith(grown) for n in names):
                     refused.add(token)
-        if run is not None and run not in numbers:  # a number begun and not whole: only its digits go on
+        if run is not None and not _ends_a_number(run, numbers):  # a number begun and not whole: its digits go on
             kept = sorted(t for t in self.digit_tokens if t not in refused)
             result = (kept, self.all_tokens)
         elif refused:
@@ -608,6 +608,12 @@ class CopyBias:
         if any(b" " in c for _, c in found):  # a phrase is copied through its spaces
             return self.phrase_tokens
         return self.name_tokens
+
+
+def _ends_a_number(digits: bytes, numbers: frozenset[bytes]) -> bool:
+    """Whether a run of ``digits`` may end here: it is one of ``numbers`` or one goes on from it with a non-digit
+    (the "3" of "3.11.2")."""
+    return any(n.startswith(digits) and not n[len(digits) : len(digits) + 1].isdigit() for n in numbers)
 
 
 def _open_quote(value: bytes, shell: bool = True) -> int | None:
