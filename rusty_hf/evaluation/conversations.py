@@ -264,5 +264,5 @@ def format_conversation_table(report: dict) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["CLOSING_RULES", "closing_verdict", "invented_name", "evaluate_conversations", "format_conversation_table", "repeated_phrase", "shown_numbers",
-           "summarize_conversations"]
+__all__ = ["CLOSING_RULES", "closing_verdict", "evaluate_conversations", "format_conversation_table", "invented_name",
+           "repeated_phrase", "shown_numbers", "summarize_conversations"]

@@ -298,15 +298,17 @@ class CopyBias:
                              for q in (b"'", b'\\"')}
         self.word_tokens = sorted(i for data, i in self._all.items() if _WORD.match(data))
         self.letter_tokens = sorted(i for data, i in self._all.items() if len(data) == 1 and data.isalpha())  # `s` of `s/`
-        # what ends a SHOWN message: the string's closing quote, or "." and it (tokens may go on into the JSON)
-        self._closing_cache: dict = {}
+        self._closing_cache: dict = {}  # `_refused_in_closing`, per state
         # the name bytes a token starts with, where they hold a `.`, `/` or `_` (what may make a word a file's name)
         self._all_leads = {i: m.group() for data, i in self._all.items() if (m := _LEADING_NAME.match(data))}
         self._name_leads = {i: lead for i, lead in self._all_leads.items() if _NAME_PUNCT.search(lead)}
-        self._bytes = {i: data for data, i in self._all.items()}
-        # each token's runs of digits: (where, the digits, whether bytes follow them)
-        self._digit_runs = {i: [(m.start(), m.group(), m.end() < len(data)) for m in _TOKEN_DIGITS.finditer(data)]
-                            for data, i in self._all.items() if _TOKEN_DIGITS.search(data)}  # fmt: skip
+        # each token's runs of digits that may be a number (where, the digits, whether bytes follow them): not those
+        # inside a word of the token ("v2")
+        runs = {i: [(m.start(), m.group(), m.end() < len(data)) for m in _TOKEN_DIGITS.finditer(data)
+                    if m.start() == 0 or not _WORD_BYTE.match(data[m.start() - 1 : m.start()])]
+                for data, i in self._all.items()}  # fmt: skip
+        self._digit_runs = {i: r for i, r in runs.items() if r}
+        # what ends a SHOWN message: the string's closing quote, or "." and it (tokens may go on into the JSON)
         self.ending_tokens = {end: sorted(i for data, i in self._all.items() if data.startswith(end)) for end in (b'"', b'."')}
         spaced_words = {i for data, i in self._all.items() if _SPACED_WORD.match(data)}
         self.phrase_word_tokens = sorted(spaced_words.union(self.word_tokens))
@@ -400,9 +402,9 @@ class CopyBias:
             restrict = self._restriction(value, kept, found, copied, ended, targets.lines, names, quoted)
             if kept is None and targets.shown is not None:  # a closing: no stated output without lines, no new number
                 numbers = frozenset(n for n in targets.names if n[:1].isdigit())  # "12", "3.11.2"
-                names = frozenset((*targets.names, *targets.paths))
+                known = frozenset((*targets.names, *targets.paths))
                 mark = targets.shown == () and _SHOWN_MARK.startswith(value)
-                refused = self._refused_in_closing(value, numbers, names, mark)
+                refused = self._refused_in_closing(value, numbers, known, mark)
                 if refused is not None:
                     return out, *refused
             return out, kept, restrict
@@ -486,8 +488,6 @@ class CopyBias:
             for start, digits, more in runs:
                 if start == 0 and run is None and not at_start:
                     continue  # digits that go on with a word ("file" + "2")
-                if start > 0 and _WORD_BYTE.match(self._bytes[token][start - 1 : start]):
-                    continue
                 whole = (run or b"") + digits if start == 0 else digits
                 if not any(n.startswith(whole) for n in numbers) or (more and not _ends_a_number(whole, numbers)):
                     refused.add(token)

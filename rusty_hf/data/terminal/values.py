@@ -116,7 +116,8 @@ def _capitalised(text: str, r: random.Random) -> str:
     return text[:1].upper() + text[1:] if r.random() < 0.25 else text
 
 
-# The shapes of `ValuePool.line`: pool words, with the few small words a note or a to-do holds
+# The shapes of `ValuePool.line` (the first is `ValuePool.phrase`'s): pool words, with the few small words a note
+# or a to-do holds
 _LINE_SHAPES: tuple[Callable[[random.Random], str], ...] = (
     lambda r: f"{r.choice(ADJECTIVES)} {r.choice(NOUNS)} {r.choice(_STATES)}",
     lambda r: _capitalised(f"{r.choice(VERBS)} the {r.choice(NOUNS)}", r),
@@ -228,7 +229,7 @@ class ValuePool:
 
     def phrase(self) -> str:
         """A short line of text: 'swift ledger ready'."""
-        return self._draw(lambda r: f"{r.choice(ADJECTIVES)} {r.choice(NOUNS)} {r.choice(['ready', 'done', 'ok', 'up', 'set'])}")
+        return self._draw(_LINE_SHAPES[0])
 
     def line(self) -> str:
         """A line a user asks to write into a file, in one of the shapes people type ('swift ledger ready',
