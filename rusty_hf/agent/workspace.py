@@ -7,11 +7,12 @@
     print(result.output, result.returncode, result.changed)
 
 How a persistent work dir maps onto :func:`rusty_hf.sandbox.run`: each command gets a fresh copy of
-the workspace's regular files (symlinks, special files and ``EXCLUDED_DIRS`` left out) in a work dir
+the workspace's regular files and folders (symlinks, special files and ``EXCLUDED_DIRS`` left out) in a work dir
 that the host owns, runs under ``/bin/sh`` in the sandbox, and, once every process of the run is
 dead, the host reads that copy back itself (``run(..., collect_files=True)``, see
 ``rusty_hf.sandbox.readback``) and compares it with what it handed in: the files that differ were
-changed, the ones missing were deleted. Nothing the command prints is taken for what it changed.
+changed, the ones missing were deleted; a folder it made (`mkdir`, empty or not) is made on the host, an
+empty one it removed is removed. Nothing the command prints is taken for what it changed.
 Every change then goes through the same checks as an EDIT.
 
 What a path may be, for an EDIT and for a command's changes alike: relative, inside the work dir,
@@ -33,13 +34,13 @@ Without one, nothing is bound and ``cargo`` is simply not found. ``target/`` is 
 so each ``cargo`` command builds afresh.
 
 What is not carried over: file modes of new files (an executable bit set by one command is gone in
-the next), symlinks and empty directories a command creates, and any change made by a command that
+the next), symlinks a command creates, and any change made by a command that
 timed out or was killed (``CommandResult.note`` says so). The sandbox's ``Limits.disk_mb`` bounds
 the workspace size; a larger one is refused with a message naming the fix.
 
 Once a step is open (:meth:`Workspace.begin_change`; rusty-terminal opens one per request), every
 change is journalled with the file's old bytes, and :meth:`Workspace.undo` puts the whole step back
-(rusty-terminal's ``:undo``).
+(rusty-terminal's ``:undo``); a folder a command made stays.
 """
 
 from __future__ import annotations
@@ -266,21 +267,52 @@ class Workspace:
 
     def delete_file(self, path: str) -> bool:
         """Remove a regular file (a command's deletion); False when there is none. Never follows a symlink."""
+        return self._remove(path, stat.S_ISREG, os.unlink, FileNotFoundError, journal=True)
+
+    def _remove(self, path: str, kind, remove, quiet: type[OSError], *, journal: bool) -> bool:
+        """``remove`` ``path`` when it is a ``kind`` (by ``lstat``: never through a symlink); False when it is none,
+        or ``remove`` raises ``quiet``."""
         self.resolve(path)
         parts = self._parts(path)
         dir_fd = self._open_parent(parts, create=False)
         if dir_fd is None:
             return False
         try:
-            if not stat.S_ISREG(os.lstat(parts[-1], dir_fd=dir_fd).st_mode):
+            if not kind(os.lstat(parts[-1], dir_fd=dir_fd).st_mode):
                 return False
-            self._remember(path, dir_fd, parts[-1])
-            os.unlink(parts[-1], dir_fd=dir_fd)
+            if journal:
+                self._remember(path, dir_fd, parts[-1])
+            remove(parts[-1], dir_fd=dir_fd)
             return True
-        except FileNotFoundError:
+        except quiet:
             return False
         finally:
             os.close(dir_fd)
+
+    def make_folder(self, path: str) -> Path:
+        """Make a folder (a command's `mkdir`) and its parents; an existing folder is left as it is.
+
+        Undo does not remove it: a step's journal holds files.
+        """
+        target = self.resolve(path)
+        parts = self._parts(path)
+        try:
+            dir_fd = self._open_parent(parts, create=True)
+        except OSError as exc:
+            raise PathRefused(f"refused path {path!r}: {exc.strerror}") from None
+        try:
+            os.mkdir(parts[-1], 0o755, dir_fd=dir_fd)
+        except FileExistsError:
+            if not stat.S_ISDIR(os.lstat(parts[-1], dir_fd=dir_fd).st_mode):
+                raise PathRefused(f"refused path {path!r}: it exists and is not a folder") from None
+        finally:
+            os.close(dir_fd)
+        return target
+
+    def remove_folder(self, path: str) -> bool:
+        """Remove an empty folder (a command removed it); False when there is none, or it still holds something
+        (a folder the command could not see: ``__pycache__``)."""
+        return self._remove(path, stat.S_ISDIR, os.rmdir, OSError, journal=False)
 
     def paths(self, limit: int = 500) -> list[str]:
         """Relative paths of the workspace's files and folders (dotfiles and excluded folders left out),
@@ -301,14 +333,20 @@ class Workspace:
         Raises:
             WorkspaceTooBig: the files exceed ``Limits.disk_mb`` (or the walk's entry/depth caps).
         """
-        files, problem = read_back(str(self.root), skip_dirs=EXCLUDED_DIRS, max_bytes=self.limits.disk_mb << 20)
+        return self.tree()[0]
+
+    def tree(self) -> tuple[dict[str, bytes], frozenset[str]]:
+        """The regular files (as :meth:`files`) and the folders (relative paths, empty ones too), as a command sees them."""
+        folders: set[str] = set()
+        files, problem = read_back(str(self.root), skip_dirs=EXCLUDED_DIRS, max_bytes=self.limits.disk_mb << 20,
+                                   folders=folders)  # fmt: skip
         if files is None:
             raise WorkspaceTooBig(
                 f"the work dir {self.root} is too big for a command ({problem}; the limit is "
                 f"{self.limits.disk_mb} MB): delete what you do not need there (build output, data), "
                 "or point --workdir at a smaller folder"
             )
-        return files
+        return files, frozenset(folders)
 
     def run(self, command: str) -> CommandResult:
         """Run ``command`` with ``/bin/sh`` in the sandbox on a copy of the workspace, then apply its file changes.
@@ -321,7 +359,7 @@ class Workspace:
             raise CommandRefused(f"command must be a non-empty shell command string, got {command!r}")
         if "\x00" in command:
             raise CommandRefused("refused command: it holds a NUL character (\\u0000), which no shell can run")
-        files = self.files()
+        files, folders = self.tree()
         tools = self.rust_toolchain
         script = tools.prelude + command if tools else command
         env = {**tools.env, **self.env} if tools else self.env  # the caller's own settings win
@@ -331,6 +369,7 @@ class Workspace:
         result = run(
             ["/bin/sh", "-c", script], files=files, timeout=self.timeout, limits=self.limits, env=env,
             ro_paths=ro_paths, collect_files=True, skip_dirs=sorted(EXCLUDED_DIRS), workdir_ro_binds=binds,
+            dirs=sorted(folders),  # an empty folder has no file to carry it into the copy
         )  # fmt: skip
         out = CommandResult(command, result.returncode, result.stdout + result.stderr, result.timed_out)
         killed = result.returncode is None or result.returncode < 0 or result.limit_hit is not None
@@ -341,6 +380,7 @@ class Workspace:
             out.note = f"its file changes were not kept: {result.files_note}"
         else:
             self._apply(files, result.files, out)
+            self._apply_folders(folders, result.folders or frozenset(), out)
         return out
 
     def _apply(self, before: dict[str, bytes], after: dict[str, bytes], out: CommandResult) -> None:
@@ -361,6 +401,26 @@ class Workspace:
                 refused.append(f"{name}: {exc}")
         if refused:
             out.note = "not applied: " + "; ".join(refused)
+
+
+    def _apply_folders(self, before: frozenset[str], after: frozenset[str], out: CommandResult) -> None:
+        """The folders a command made (`mkdir`), then those it removed (once their files are gone), as "name/"."""
+        refused = []
+        for name in sorted(after - before, key=lambda p: (p.count("/"), p)):
+            try:
+                if not self.resolve(name).is_dir():  # not made already by a file written into it
+                    self.make_folder(name)
+                    out.changed.append(name + "/")
+            except (PathRefused, OSError) as exc:
+                refused.append(f"{name}/: {exc}")
+        for name in sorted(before - after, key=lambda p: (-p.count("/"), p)):
+            try:
+                if self.remove_folder(name):
+                    out.deleted.append(name + "/")
+            except (PathRefused, OSError) as exc:
+                refused.append(f"{name}/: {exc}")
+        if refused:
+            out.note = "; ".join(filter(None, [out.note, "not applied: " + "; ".join(refused)]))
 
 
 def _replace_file(dir_fd: int, name: str, data: bytes) -> None:

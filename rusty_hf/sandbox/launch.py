@@ -58,7 +58,7 @@ from rusty_hf.sandbox.output import OutputPump
 from rusty_hf.sandbox.processes import kill_uid
 from rusty_hf.sandbox.readback import read_back
 from rusty_hf.sandbox.start_gate import StartGate
-from rusty_hf.sandbox.workdir import check_files, host_workdir_parent, make_host_workdir, remove_host_workdir
+from rusty_hf.sandbox.workdir import check_dirs, check_files, host_workdir_parent, make_host_workdir, remove_host_workdir
 
 logger = logging.getLogger(__name__)
 
@@ -83,9 +83,10 @@ class SandboxResult:
     limit_hit: str | None  # None, "timeout", "cpu", "memory", "fsize", "nofile", "nproc", "output"
     layers: tuple[str, ...]  # isolation layers that were active for this run
     # With collect_files: the work dir's regular files after the run, read by the host itself (None
-    # when it could not be read back, and files_note says why).
+    # when it could not be read back, and files_note says why), and its folders (empty ones too).
     files: dict[str, bytes] | None = None
     files_note: str | None = None
+    folders: frozenset[str] | None = None
     session_result: object = None  # what ``run(..., session=...)``'s function returned
 
     @property
@@ -160,6 +161,7 @@ def _plan(
     caps: SandboxCapabilities,
     collect: bool = False,
     workdir_ro_binds: Mapping[str, str] | None = None,
+    dirs: Sequence[str] = (),
 ) -> _Launch:
     """Build the wrapper chain for one run, borrow its cgroups and make its work dir."""
     uid = run_uid() if caps.switches_uid else None
@@ -203,12 +205,12 @@ def _plan(
             inner += setpriv_argv(caps.setpriv, uid, no_new_privs=not caps.bwrap)
         if collect:  # a work dir the host owns and reads back itself (see readback.py)
             parent = host_workdir_parent(2 * limits.disk_mb)
-            launch.host_workdir = make_host_workdir(files, owner=uid, parent=parent)
+            launch.host_workdir = make_host_workdir(files, owner=uid, parent=parent, dirs=dirs)
         if caps.bwrap:
             outer, file_fds = bwrap_argv(
                 caps.bwrap, files=files, ro_paths=ro_paths, network=network, disk_mb=limits.disk_mb,
                 as_root=caps.root, fresh_netns=fresh_netns, extra=launch.gate.bwrap_args if launch.gate else (),
-                workdir_bind=launch.host_workdir, workdir_ro_binds=workdir_ro_binds,
+                workdir_bind=launch.host_workdir, workdir_ro_binds=workdir_ro_binds, dirs=dirs,
             )  # fmt: skip
             launch.pass_fds += file_fds
             launch.bwrap = True
@@ -216,7 +218,7 @@ def _plan(
         else:
             outer = unshare_argv(caps.unshare, fresh_netns=fresh_netns) if caps.unshare else []
             if launch.host_workdir is None:
-                launch.host_workdir = make_host_workdir(files, owner=uid)
+                launch.host_workdir = make_host_workdir(files, owner=uid, dirs=dirs)
             launch.cwd = launch.host_workdir
             launch.env = _environment(launch.cwd, launch.cwd, env)  # temp files go with the work dir
         if launch.cgroups is not None and launch.gate is None:
@@ -294,11 +296,13 @@ def launch_run(
     skip_dirs: Sequence[str] = (),
     workdir_ro_binds: Mapping[str, str] | None = None,
     session: Callable[[Channel], object] | None = None,
+    dirs: Sequence[str] = (),
 ) -> SandboxResult:
     """``runner.run`` with the layers given: the capability probes run through it (``capabilities.py``)."""
     argv = _check_args(argv, timeout)
     limits = limits if limits is not None else Limits()
     checked_files, ro = check_files(files), check_ro_paths(ro_paths)
+    checked_dirs = check_dirs(dirs, checked_files)
     total = sum(len(content) for content in checked_files.values())
     if total > limits.disk_mb << 20:
         raise ValueError(f"files hold {total >> 20} MB, more than Limits.disk_mb={limits.disk_mb}; raise disk_mb")
@@ -307,13 +311,15 @@ def launch_run(
         if not os.path.isabs(host) or any(name == target or name.startswith(target + "/") for name in checked_files):
             raise ValueError(f"workdir_ro_binds: {host!r} -> {target!r} needs an absolute host path and a target no file uses")
     plan = _plan(argv, checked_files, limits, network, ro, env, caps, collect=collect_files,
-                 workdir_ro_binds=workdir_ro_binds)  # fmt: skip
+                 workdir_ro_binds=workdir_ro_binds, dirs=checked_dirs)  # fmt: skip
     try:
         result = _execute(plan, limits, timeout, session)
         if collect_files:
+            folders: set[str] = set()
             result.files, result.files_note = read_back(
-                plan.host_workdir, skip_dirs=skip_dirs, max_bytes=limits.disk_mb << 20
+                plan.host_workdir, skip_dirs=skip_dirs, max_bytes=limits.disk_mb << 20, folders=folders
             )
+            result.folders = frozenset(folders) if result.files is not None else None
         return result
     finally:
         plan.teardown()

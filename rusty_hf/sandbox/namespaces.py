@@ -115,9 +115,9 @@ def _write_all(fd: int, content: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _files_args(files: Mapping[str, bytes], fds: list[int]) -> list[str]:
+def _files_args(files: Mapping[str, bytes], fds: list[int], dirs: Sequence[str] = ()) -> list[str]:
     args: list[str] = []
-    for d in parent_dirs(files):
+    for d in parent_dirs(files, dirs):
         args += ["--perms", "0777", "--dir", f"{WORKDIR}/{d}"]
     for name, content in files.items():
         fds.append(_memfd(name, content))
@@ -137,6 +137,7 @@ def bwrap_argv(
     extra: Sequence[str] = (),
     workdir_bind: str | None = None,
     workdir_ro_binds: Mapping[str, str] | None = None,
+    dirs: Sequence[str] = (),
 ) -> tuple[list[str], list[int]]:
     """The bwrap prefix for one run and the memfds it reads the files from (caller closes them).
 
@@ -148,6 +149,7 @@ def bwrap_argv(
     instead of the in-memory one (``files`` is then ignored): the host reads it back after the run.
     ``workdir_ro_binds``: host directories bound read-only inside the work dir, ``{host_path:
     relative_target}`` (the workspace's ``.git``: git commands read it, nothing writes it).
+    ``dirs``: folders the in-memory work dir holds besides the files' parents (empty ones).
 
     ``as_root``: bwrap runs as real root, so it skips the user namespace (inside it only uid 0
     would be mapped) and keeps CAP_SETUID/SETGID/SETPCAP for the ``setpriv`` that follows, which
@@ -189,7 +191,7 @@ def bwrap_argv(
         args += ["--ro-bind", host, f"{WORKDIR}/{target}"]
     fds: list[int] = []
     try:
-        args += _files_args(files, fds) if workdir_bind is None else []
+        args += _files_args(files, fds, dirs) if workdir_bind is None else []
     except BaseException:
         close_fds(fds)
         raise

@@ -47,6 +47,7 @@ def read_back(
     max_bytes: int,
     max_entries: int = MAX_ENTRIES,
     max_depth: int = MAX_DEPTH,
+    folders: set[str] | None = None,
 ) -> tuple[dict[str, bytes] | None, str | None]:
     """The regular files under ``root`` as ``{relative/posix/path: bytes}``, or ``(None, why)``.
 
@@ -56,6 +57,7 @@ def read_back(
         max_bytes: the most file content read in all.
         max_entries: the most names looked at.
         max_depth: the deepest directory entered.
+        folders: a set to add every directory entered to (relative paths, empty folders too).
     """
     skip = {name.casefold() for name in skip_dirs}
     budget = _Budget(max_bytes, max_entries)
@@ -66,7 +68,7 @@ def read_back(
         while stack:
             fd, prefix, depth = stack.pop()
             try:
-                _read_dir(fd, prefix, depth, skip, budget, files, stack, max_depth)
+                _read_dir(fd, prefix, depth, skip, budget, files, stack, max_depth, folders)
             finally:
                 os.close(fd)
     except _TooBig as exc:
@@ -77,7 +79,7 @@ def read_back(
     return files, None
 
 
-def _read_dir(fd, prefix, depth, skip, budget, files, stack, max_depth) -> None:
+def _read_dir(fd, prefix, depth, skip, budget, files, stack, max_depth, folders) -> None:
     with os.scandir(fd) as entries:
         names = sorted(entry.name for entry in entries)
     for name in names:
@@ -103,6 +105,8 @@ def _read_dir(fd, prefix, depth, skip, budget, files, stack, max_depth) -> None:
             except OSError:
                 continue
             stack.append((child, rel + "/", depth + 1))
+            if folders is not None:
+                folders.add(rel)
         elif stat.S_ISREG(info.st_mode):
             data = _read_file(fd, name, budget)
             if data is not None:

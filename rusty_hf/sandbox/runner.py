@@ -44,6 +44,7 @@ def run(
     skip_dirs: Sequence[str] = (),
     workdir_ro_binds: Mapping[str, str] | None = None,
     session: Callable[[Channel], object] | None = None,
+    dirs: Sequence[str] = (),
 ) -> SandboxResult:
     """Run ``argv`` in a fresh work dir holding ``files`` (its cwd and HOME), with every layer available.
 
@@ -51,6 +52,7 @@ def run(
         argv: the command; ``argv[0]`` is looked up on the sandbox's PATH (this Python's bin dir,
             /usr/local/bin, /usr/bin, /bin).
         files: relative path -> content, written into the work dir first.
+        dirs: relative folder paths the work dir holds too (an empty folder has no file to carry it).
         timeout: wall-clock seconds before everything the run started is killed.
         limits: resource limits; None takes ``Limits()``.
         network: keep the host network (only under namespaces does False actually cut it).
@@ -60,9 +62,9 @@ def run(
             without bubblewrap unless the user opted in (``isolation.py``). Explicit caps are not
             checked: they are a test's or benchmark's deliberate choice of layers.
         collect_files: once every process of the run is dead, read the work dir's regular files back
-            into ``SandboxResult.files``. The work dir is then a host directory (on /dev/shm where it
-            can be, charged to the run's memory cgroup) bound in read-write, and the host walks it
-            itself (``readback.py``): nothing the command prints is taken for what it changed.
+            into ``SandboxResult.files``, its folders into ``SandboxResult.folders``. The work dir is then
+            a host directory (on /dev/shm where it can be, charged to the run's memory cgroup) bound in
+            read-write, and the host walks it itself (``readback.py``): nothing the command prints is taken for what it changed.
         skip_dirs: directory names the read-back does not enter (e.g. ``.git``), at any depth.
         workdir_ro_binds: ``{host_dir: relative_target}`` bound read-only inside the work dir, under
             bubblewrap only (the caller checks ``SandboxResult.layers`` for "bwrap"); e.g. a
@@ -81,7 +83,7 @@ def run(
     caps = caps if caps is not None else check_isolation(capabilities())  # fail closed (isolation.py)
     return launch_run(argv, caps, files=files, timeout=timeout, limits=limits,
                       network=network, ro_paths=ro_paths, env=env, collect_files=collect_files, skip_dirs=skip_dirs,
-                      workdir_ro_binds=workdir_ro_binds, session=session)
+                      workdir_ro_binds=workdir_ro_binds, session=session, dirs=dirs)
 
 
 def run_python(

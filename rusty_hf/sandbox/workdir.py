@@ -19,7 +19,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 
 
@@ -47,10 +47,26 @@ def check_files(files: Mapping[str, str | bytes] | None) -> dict[str, bytes]:
     return checked
 
 
-def parent_dirs(files: Mapping[str, bytes]) -> list[str]:
-    """Every directory the files need, parents first, relative to the work dir ('.' excluded)."""
-    dirs = {p.as_posix() for name in files for p in PurePosixPath(name).parents if p.as_posix() != "."}
-    return sorted(dirs, key=lambda d: (d.count("/"), d))
+def check_dirs(dirs: Sequence[str], files: Mapping[str, bytes]) -> list[str]:
+    """Normalised relative folder paths (empty folders a run starts with); ValueError as :func:`check_files`."""
+    checked = []
+    for name in dirs:
+        if not isinstance(name, str) or not name or "\x00" in name:
+            raise ValueError(f"sandbox folder name must be a non-empty string, got {name!r}")
+        path = PurePosixPath(name)
+        if path.is_absolute() or ".." in path.parts or path.parts in ((), (".",)):
+            raise ValueError(f"sandbox folder name {name!r} must be a relative path inside the work dir (no leading '/', no '..')")
+        if any(p.as_posix() in files for p in (path, *path.parents)):
+            raise ValueError(f"sandbox folder {name!r} is (or is inside) a file")
+        checked.append(path.as_posix())
+    return checked
+
+
+def parent_dirs(files: Mapping[str, bytes], dirs: Sequence[str] = ()) -> list[str]:
+    """Every directory the files need, and ``dirs`` with theirs, parents first, relative to the work dir ('.' excluded)."""
+    paths = [*(PurePosixPath(name).parent for name in files), *(PurePosixPath(d) for d in dirs)]
+    found = {p.as_posix() for path in paths for p in (path, *path.parents) if p.as_posix() != "."}
+    return sorted(found, key=lambda d: (d.count("/"), d))
 
 
 SHM = "/dev/shm"
@@ -66,11 +82,12 @@ def host_workdir_parent(room_mb: int) -> str | None:
     return SHM if os.path.isdir(SHM) and os.access(SHM, os.W_OK | os.X_OK) and free_mb >= room_mb else None
 
 
-def make_host_workdir(files: Mapping[str, bytes], owner: int | None, parent: str | None = None) -> str:
-    """A fresh private temp dir (in ``parent``, default the temp dir) holding ``files``; owned by ``owner``."""
+def make_host_workdir(files: Mapping[str, bytes], owner: int | None, parent: str | None = None, dirs: Sequence[str] = ()) -> str:
+    """A fresh private temp dir (in ``parent``, default the temp dir) holding ``files`` and the folders ``dirs``
+    (checked by :func:`check_dirs`); owned by ``owner``."""
     root = tempfile.mkdtemp(prefix="rusty-sandbox-", dir=parent)
     try:
-        for d in parent_dirs(files):
+        for d in parent_dirs(files, dirs):
             os.mkdir(os.path.join(root, d))
         for name, content in files.items():
             with open(os.path.join(root, name), "wb") as f:

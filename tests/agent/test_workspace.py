@@ -60,6 +60,16 @@ def test_command_deletions_persist(ws):
     assert result.deleted == ["old.txt"] and not (ws.root / "old.txt").exists()
 
 
+def test_folders_a_command_makes_or_removes_persist_and_empty_ones_are_seen(ws):
+    ws.write_file("build/out.log", "x")
+    (ws.root / "empty").mkdir()
+    result = ws.run("ls; mkdir -p docs/notes; rm -rf build")
+    assert result.output.split() == ["build", "empty"]  # the empty folder is in the command's copy too
+    assert (ws.root / "docs/notes").is_dir() and not (ws.root / "build").exists() and (ws.root / "empty").is_dir()
+    assert result.changed == ["docs/", "docs/notes/"] and result.deleted == ["build/out.log", "build/"]
+    assert ws.run("rmdir empty").deleted == ["empty/"] and not (ws.root / "empty").exists()
+
+
 def test_exit_code_and_stderr_are_reported(ws):
     result = ws.run("echo oops >&2; exit 3")
     assert result.returncode == 3 and "oops" in result.output

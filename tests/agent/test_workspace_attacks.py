@@ -58,8 +58,8 @@ def test_a_command_writing_git_config_in_its_copy_changes_nothing_on_the_host(re
     hook = HOOK.format(flag=flag)
     script = f"printf '{hook}' > .git/config; mkdir -p sub/.git .venv/bin .GIT && printf '{hook}' > sub/.git/config"
     result = ws.run(script + f" && printf '{hook}' > .GIT/config && echo evil > .venv/bin/activate && echo ok > new.txt")
-    assert result.returncode == 0 and result.changed == ["new.txt"]
-    assert _host_state(repo) == before and not (repo / "sub").exists() and not (repo / ".GIT").exists()
+    assert result.returncode == 0 and result.changed == ["new.txt", "sub/"]  # the folder it made, not what is in .git
+    assert _host_state(repo) == before and not (repo / "sub/.git").exists() and not (repo / ".GIT").exists()
     assert _git_status_runs_no_hook(repo, flag)
 
 
@@ -102,6 +102,15 @@ def test_symlinks_fifos_and_hard_links_a_command_leaves_are_not_followed(repo, t
     assert sorted(result.changed) == ["hard.py", "real.txt"]
     assert not (repo / "link.txt").exists() and not (repo / "out").exists() and not (repo / "pipe").exists()
     assert secret.read_text() == "host secret\n"
+
+
+def test_a_folder_made_where_the_host_has_a_symlink_is_refused(repo, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(outside, repo / "link")  # the command's copy has no link (links are never copied in)
+    result = Workspace(repo).run("mkdir -p link/inner")
+    assert result.note and "not applied" in result.note and "link/" in result.note
+    assert list(outside.iterdir()) == [] and (repo / "link").is_symlink()
 
 
 def test_an_edit_replaces_a_hard_link_instead_of_writing_through_it(repo, tmp_path):

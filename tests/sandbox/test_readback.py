@@ -16,6 +16,15 @@ def test_regular_files_come_back_and_skipped_dirs_do_not(tmp_path):
     assert problem is None and files == {"src/a.py": b"x = 1\n"}
 
 
+def test_folders_come_back_empty_ones_too_and_skipped_ones_not(tmp_path):
+    (tmp_path / "docs/old").mkdir(parents=True)
+    (tmp_path / ".git/objects").mkdir(parents=True)
+    (tmp_path / "f.txt").write_text("x")
+    folders: set[str] = set()
+    files, problem = read_back(str(tmp_path), skip_dirs={".git"}, max_bytes=1 << 20, folders=folders)
+    assert problem is None and files == {"f.txt": b"x"} and folders == {"docs", "docs/old"}
+
+
 def test_links_fifos_and_undecodable_names_are_skipped(tmp_path):
     secret = tmp_path.parent / "secret-readback.txt"
     secret.write_text("host")

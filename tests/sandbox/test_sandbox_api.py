@@ -33,6 +33,20 @@ def test_exit_codes_and_signals_are_reported():
     assert died.returncode == -15 and not died.ok
 
 
+@pytest.mark.parametrize("collect", [True, False])
+def test_empty_folders_go_in_and_every_folder_comes_back(collect):
+    script = "ls -d old keep/inner && rmdir old && mkdir -p new/deep"
+    result = run(["/bin/sh", "-c", script], files={"a.txt": "x"}, dirs=["old", "keep/inner"], collect_files=collect)
+    assert result.ok, result.stderr
+    assert result.folders == ({"keep", "keep/inner", "new", "new/deep"} if collect else None)
+
+
+@pytest.mark.parametrize("bad", ["/abs", "../up", "a/../../up", "", ".", "a.txt", "a.txt/inner"])
+def test_a_folder_outside_the_work_dir_or_on_a_file_is_refused(bad):
+    with pytest.raises(ValueError, match="folder"):
+        run(["true"], files={"a.txt": "x"}, dirs=[bad], collect_files=True)
+
+
 def test_files_land_in_the_work_dir_which_is_cwd_and_home():
     files = {"solution.py": "X = 41\n", "data/in.bin": b"\x00\x01", ".nonce": "n"}
     code = textwrap.dedent("""
