@@ -51,7 +51,8 @@ def test_the_catalogue_covers_the_issue(training):
     assert len(intents) >= 25
     assert sum(i.multi_turn for i in intents.values()) >= 5
     assert all(len(i.phrasings) >= 4 for i in intents.values())
-    assert len(HELD_OUT_INTENTS) == 3 and HELD_OUT_INTENTS <= set(intents)
+    assert len(intents) >= 60 and len(intents) - len(HELD_OUT_INTENTS) >= 57  # issue 37: at least 60 intents
+    assert 3 <= len(HELD_OUT_INTENTS) <= 4 and HELD_OUT_INTENTS <= set(intents)
     trained = {r.intent for r in training}
     assert trained == set(intents) - HELD_OUT_INTENTS  # every trained intent shows up, no held-out one
 
@@ -226,6 +227,19 @@ def test_rows_rebuild_their_fixture(heldout):
 
     request = heldout[0]
     assert fixture_from_row(request.row()["fixture"]).key == request.fixture.key
+
+
+def test_threads_asking_for_one_run_at_once_all_get_that_run(training, tmp_path):
+    """A command's output need not repeat (`unittest` prints its time): one run per (fixture, command), shared."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from rusty_hf.data.terminal.checks import RUNS
+
+    root = materialize(training[0].fixture, tmp_path)
+    command = "python3 -c 'import time; print(time.time_ns())'"
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        outputs = list(pool.map(lambda _: RUNS.run(root, command, 30)[1], range(6)))
+    assert len(set(outputs)) == 1 and outputs[0].strip().isdigit()
 
 
 def test_one_output_computed_by_many_threads_at_once_is_saved_once(training, tmp_path):

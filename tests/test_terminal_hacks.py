@@ -12,9 +12,11 @@ its real output, the answer) must still earn 1.0. The rest checks the rules one 
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
+from rusty_hf.data.terminal.catalog import all_intents
 from rusty_hf.data.terminal.checks import RUNS, Check, judge, names, numbers
 from rusty_hf.data.terminal.dataset import (
     dev_requests,
@@ -136,6 +138,19 @@ def test_a_search_shows_the_hits_and_no_other_line(cache):
     assert judge(request.case.first, Action("CMD", command="grep -rn TODO ."), root).ok
     assert judge(request.case.first, Action("CMD", command="grep -rn -i todo --include=*.py ."), root).ok
     assert not judge(request.case.first, Action("CMD", command="grep -rn -A 3 TODO ."), root).ok  # and the lines after
+
+
+@pytest.mark.parametrize("seed", [0, 3])  # a folder at the top, and one inside a folder of the work dir
+def test_a_folder_asked_for_is_made_and_nothing_else(cache, seed):
+    pool = ValuePool("train", seed=seed)
+    fx = python_fixture(pool)
+    case = all_intents()["make_folder"].build(fx, random.Random(seed), pool)
+    root = materialize(fx, cache)
+    path = case.slots["dir"]
+    assert judge(case.first, Action("CMD", command=f"mkdir -p {path}"), root).ok
+    assert judge(case.first, Action("CMD", command=f"touch {path}"), root).reason == f"differs at {path}"
+    assert judge(case.first, Action("CMD", command=f"mkdir -p {path}x"), root).reason == f"no folder {path}"
+    assert not judge(case.first, Action("CMD", command=f"mkdir {path} && touch {path}/keep"), root).ok
 
 
 def test_a_git_question_is_judged_by_its_fact(cache):

@@ -97,7 +97,9 @@ def current_branch(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 @intent("commit_count", "python", phrasings.COMMIT_COUNT)
 def commit_count(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     n = str(len(fx.facts["subjects"]))
-    check = Check("output", all_of=(one(n),), none_of=(*fx.facts["subjects"], *other_lines(fx)), number=n)
+    # no file named either: `wc -l` of a three-line file states a 3 too
+    check = Check("output", all_of=(one(n),), none_of=(*fx.facts["subjects"], *other_lines(fx)), no_names=other_names(fx, ()),
+                  number=n)  # fmt: skip
     return Case({}, (cmd("git rev-list --count HEAD"),), check)
 
 
@@ -144,6 +146,17 @@ def create_script(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     word = pool.word()
     return Case({"file": path, "word": word}, (edit(path, f"print({word!r})\n"),), Check("runs", run=(f"python3 {path}", word)),
                 args=(path, word))  # fmt: skip
+
+
+@intent("make_folder", "python", phrasings.MAKE_FOLDER)
+def make_folder(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    """A new folder, at the top or inside one the work dir has: that folder, and no file changed."""
+    folders = {"/".join(p.split("/")[:i]) for p in visible(fx) for i in range(1, p.count("/") + 1)}
+    inside = rng.choice(sorted(folders - {"build"})) + "/" if rng.random() < 0.3 else ""
+    path = inside + pool.folder()
+    while path in folders or path in fx.tree_files():
+        path = inside + pool.folder()
+    return Case({"dir": path}, (cmd(f"mkdir {path}"),), Check("files", dirs=(path,)), args=(path,))
 
 
 @intent("append_line", "python", phrasings.APPEND_LINE)

@@ -9,7 +9,8 @@ A :class:`Check` says what a correct action achieves, never which string it must
   as a whole name (files outside a listing, another file than the one counted) and, with ``number``,
   no number but that one (a count is the number, not a number among others);
 - ``files``: after the action (an EDIT, or a CMD), the work dir holds exactly the fixture's files with
-  ``files`` applied (content, or ``None`` for gone): nothing else changed;
+  ``files`` applied (content, or ``None`` for gone): nothing else changed; and each folder of ``dirs``
+  (asked for: `mkdir`);
 - ``runs``: after the action, ``run[0]`` run in the sandbox prints ``run[1]`` (a script that was asked for);
 - ``msg``: a MSG holding one string of each ``all_of`` group (case-insensitive; numbers as whole
   numbers) and, as for output, none of ``none_of``, ``no_names`` and no number but ``number``; a
@@ -67,6 +68,7 @@ class Check:
     question: bool = False
     no_names: tuple[str, ...] = ()
     number: str = ""
+    dirs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in CHECK_KINDS:
@@ -81,6 +83,7 @@ class Check:
         raw["all_of"] = tuple(tuple(group) for group in raw.get("all_of", ()))
         raw["none_of"] = tuple(raw.get("none_of", ()))
         raw["no_names"] = tuple(raw.get("no_names", ()))
+        raw["dirs"] = tuple(raw.get("dirs", ()))
         raw["files"] = tuple((path, content) for path, content in raw.get("files", ()))
         raw["run"] = tuple(raw["run"]) if raw.get("run") else None
         return cls(**raw)
@@ -141,18 +144,32 @@ def _normal(content: str | None) -> str | None:
     return "\n".join(line.rstrip() for line in content.strip("\n").splitlines())
 
 
+_Tree = tuple[dict[str, bytes], frozenset[str]]  # a work dir's files and folders (`Workspace.tree`)
+
+
 class _Runs:
-    """(fixture, command) -> (result text, output, files after): commands are deterministic on a fixture."""
+    """(fixture, command) -> (result text, output, (files, folders) after), run once per process: threads asking
+    for the same run at once wait for the first. A command is nearly deterministic on a fixture, not quite
+    (`unittest` prints its time), and the SFT rows, the reward and the saved outputs must all see the one run."""
 
     def __init__(self) -> None:
-        self._done: dict[tuple[str, str], tuple[str, str, dict[str, bytes]]] = {}
+        self._done: dict[tuple[str, str], tuple[str, str, _Tree]] = {}
+        self._running: dict[tuple[str, str], threading.Lock] = {}
         self._lock = threading.Lock()
 
-    def run(self, root: Path, command: str, timeout: float) -> tuple[str, str, dict[str, bytes]]:
+    def run(self, root: Path, command: str, timeout: float) -> tuple[str, str, _Tree]:
         key = (str(root), command)
         with self._lock:
             if key in self._done:
                 return self._done[key]
+            running = self._running.setdefault(key, threading.Lock())
+        with running:
+            with self._lock:
+                if key in self._done:
+                    return self._done[key]
+            return self._run(key, root, command, timeout)
+
+    def _run(self, key: tuple[str, str], root: Path, command: str, timeout: float) -> tuple[str, str, _Tree]:
         with _scratch() as tmp:
             ws = Workspace(copy_fixture(root, Path(tmp) / "w"), timeout=timeout)
             try:
@@ -160,19 +177,20 @@ class _Runs:
                 observation, output = result.describe(MAX_OBSERVATION_CHARS), result.output
             except ValueError as exc:  # CommandRefused, WorkspaceTooBig: what the session would show
                 observation = output = f"[not run: {exc}]"
-            files = ws.files()
+            tree = ws.tree()
         with self._lock:
-            self._done[key] = (observation, output, files)
-        return observation, output, files
+            self._done[key] = (observation, output, tree)
+            self._running.pop(key, None)
+        return observation, output, tree
 
 
 RUNS = _Runs()
 
 
-def _files_after(root: Path, action: Action, timeout: float) -> tuple[str, dict[str, bytes]]:
+def _files_after(root: Path, action: Action, timeout: float) -> tuple[str, _Tree]:
     if action.action == "CMD":
-        observation, _, files = RUNS.run(root, action.command, timeout)
-        return observation, files
+        observation, _, tree = RUNS.run(root, action.command, timeout)
+        return observation, tree
     with _scratch() as tmp:
         ws = Workspace(copy_fixture(root, Path(tmp) / "w"), timeout=timeout)
         try:
@@ -180,7 +198,7 @@ def _files_after(root: Path, action: Action, timeout: float) -> tuple[str, dict[
             observation = f"wrote {action.path} ({len(action.content)} chars)"
         except (PathRefused, OSError) as exc:
             observation = str(exc)
-        return observation, ws.files()
+        return observation, ws.tree()
 
 
 def observe(action: Action, root: Path, *, timeout: float = COMMAND_TIMEOUT_S) -> str:
@@ -214,7 +232,7 @@ def judge(check: Check, action: Action | None, root: Path, *, timeout: float = C
         observation, output, _ = RUNS.run(root, action.command, timeout)
         reason = _groups_ok(output, check.all_of, fold=False) or _excess(output, check, fold=False)
         return Verdict(reason is None, reason or "ok", observation)
-    observation, after = _files_after(root, action, timeout)
+    observation, (after, folders) = _files_after(root, action, timeout)
     if check.kind == "files":
         expected = {name: data.decode("utf-8", "replace") for name, data in fixture_files(root).items()}
         for path, content in check.files:
@@ -225,7 +243,10 @@ def judge(check: Check, action: Action | None, root: Path, *, timeout: float = C
         got = {name: _normal(data.decode("utf-8", "replace")) for name, data in after.items()}
         want = {name: _normal(text) for name, text in expected.items()}
         wrong = sorted(name for name in set(got) | set(want) if got.get(name) != want.get(name))
-        return Verdict(not wrong, f"differs at {wrong[0]}" if wrong else "ok", observation)
+        if wrong:
+            return Verdict(False, f"differs at {wrong[0]}", observation)
+        missing = next((d for d in check.dirs if d.strip("/") not in folders), None)
+        return Verdict(missing is None, f"no folder {missing}" if missing else "ok", observation)
     command, expected_output = check.run
     with _scratch() as tmp:
         work = Path(tmp) / "w"

@@ -432,6 +432,19 @@ CARGO_RUN = (
 )  # fmt: skip
 
 
+# -- making folders (issue 37, item 4: 60 -> 61 intents)
+
+MAKE_FOLDER = (
+    "make a folder called {dir}", "mkdir {dir}", "create a directory named {dir}", "new folder {dir}",
+    "create the folder {dir}", "make a new directory {dir}", "I need a {dir} folder", "could you create a {dir} directory?",
+    "add an empty folder called {dir}", "set up a directory {dir}", "make dir {dir}", "we need a folder named {dir}, make it",
+    "create an empty directory {dir}", "{dir}: create it as a folder", "add a new directory called {dir}",
+    "make me a folder {dir}", "can you make a {dir} dir?", "create a subfolder {dir}", "start a folder named {dir}",
+    "I want a new directory, {dir}", "folder {dir} — create it", "create a dir called {dir}",
+    "before I move files there, make the directory {dir}", "new empty dir: {dir}",
+)  # fmt: skip
+
+
 # -- a second author (issue 37): ten phrasings per intent written by a helper who read only the intents' slots
 # and one reference action each (never this file, the blind suite or the conversations); those equal to a
 # template above (polite prefixes and suffixes aside), or to a suite text, were dropped.
