@@ -9,6 +9,7 @@ protocol validity) or on the held-out terminal requests (``--suite terminal``).
     python recipes/evaluate.py --suite terminal --terminal_split dev --model_name_or_path outputs/tiny-grpo
     python recipes/evaluate.py --suite terminal --terminal_split blind --model_name_or_path outputs/tiny-grpo
     python recipes/evaluate.py --suite terminal --terminal_split conversations --model_name_or_path outputs/tiny-grpo
+    python recipes/evaluate.py --suite terminal --terminal_split heldout,blind,conversations --model_name_or_path outputs/tiny-grpo --update_model_card
     python recipes/evaluate.py --suite terminal --decoder plain --model_name_or_path outputs/tiny-grpo --update_model_card
 
 ``--suite terminal`` plays every held-out terminal request as rusty-terminal would (greedy, constrained,
@@ -26,7 +27,8 @@ in a row on one work dir, written blind; `rusty_hf.evaluation.conversations`) to
 a phrase more than three times. With ``--update_model_card`` the blind and conversation reports join the card
 beside the held-out one. ``--decoder plain`` decodes with transformers' ``generate`` alone (no rusty_hf processor:
 what a user without rusty_hf gets) into ``<model>/terminal[_<split>]_plain_eval.json``; the card shows the
-held-out one beside the served numbers.
+held-out one beside the served numbers. A comma-separated ``--terminal_split`` plays each split in turn on the model
+loaded once, each into its default report; ``--compare_to`` then pairs with the split its baseline was measured on.
 
 Samples n completions per held-out task with the chat template, runs each against the task's tests in
 the sandbox (rustc for Rust; without rustc, Rust is skipped with the reason), and computes the numbers
@@ -51,7 +53,7 @@ if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().p
     sys.path.pop(0)
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from trl import TrlParser
 
@@ -67,6 +69,8 @@ from rusty_hf.evaluation.terminal import compare_terminal, evaluate_terminal, fo
 from rusty_hf.errors import UserError, run_recipe
 
 TERMINAL_SPLITS = (*SPLITS, "conversations")
+NO_CONVERSATION_BASELINE = ("--compare_to compares held-out, dev or blind reports; the conversation report carries its "
+                            "own paired difference (in a row against alone). Fix: drop --compare_to")
 
 
 @dataclass
@@ -90,7 +94,8 @@ class EvalArguments:
         metadata={"help": "--suite terminal: heldout (the reported split), dev (training phrasings on unused fixtures: "
                   "tune decoding there; report in <model>/terminal_dev_eval.json, never in the card) or blind (requests "
                   "written blind to the training phrasings: measure only; <model>/terminal_blind_eval.json) or conversations "
-                  "(sessions of requests in a row, written blind; <model>/terminal_conversations_eval.json)."},
+                  "(sessions of requests in a row, written blind; <model>/terminal_conversations_eval.json); or several, "
+                  "comma-separated (heldout,blind,conversations): the model is loaded once, each split into its default report."},
     )
     tokenizer_name_or_path: str | None = field(default=None, metadata={"help": "Tokenizer; default: the model's."})
     num_samples: int = field(default=4, metadata={"help": "Completions sampled per task (n of pass@k)."})
@@ -134,18 +139,30 @@ class EvalArguments:
             raise ValueError("--push_to_hub needs --hub_model_id <namespace/name>")
         if self.suite not in ("tasks", "terminal"):
             raise ValueError(f"suite must be 'tasks' or 'terminal', got {self.suite!r}")
-        if self.terminal_split not in TERMINAL_SPLITS:
-            raise ValueError(f"terminal_split must be one of {TERMINAL_SPLITS}, got {self.terminal_split!r}")
-        if self.terminal_split == "dev" and (self.update_model_card or self.push_to_hub):
+        splits = self.terminal_splits
+        if any(split not in TERMINAL_SPLITS for split in splits):
+            raise ValueError(f"terminal_split must be one of {TERMINAL_SPLITS} (or several, comma-separated), got {self.terminal_split!r}")
+        if len(set(splits)) < len(splits):
+            raise ValueError(f"--terminal_split {self.terminal_split} names a split twice: name each once")
+        if len(splits) > 1 and self.output_file:
+            raise ValueError(f"--output_file names one report, --terminal_split {self.terminal_split} writes {len(splits)}: "
+                             "drop --output_file (each split writes its default report beside the model)")
+        if "dev" in splits and (self.update_model_card or self.push_to_hub):
             raise ValueError("--terminal_split dev is for tuning: the model card reports the held-out split only; "
                              "drop --update_model_card / --push_to_hub")
         if self.decoder not in ("served", "plain"):
             raise ValueError(f"decoder must be 'served' or 'plain', got {self.decoder!r}")
-        if self.decoder == "plain" and self.terminal_split != "heldout" and (self.update_model_card or self.push_to_hub):
+        off_card = [split for split in splits if split != "heldout"]
+        if self.decoder == "plain" and off_card and (self.update_model_card or self.push_to_hub):
             raise ValueError(f"the model card shows plain decoding on the held-out split only; --terminal_split "
-                             f"{self.terminal_split} --decoder plain writes its report beside the model: drop --update_model_card / --push_to_hub")
+                             f"{off_card[0]} --decoder plain writes its report beside the model: drop --update_model_card / --push_to_hub")
         if self.split not in ("train", "test"):
             raise ValueError(f"split must be 'train' or 'test', got {self.split!r}")
+
+    @property
+    def terminal_splits(self) -> list[str]:
+        """The names in ``terminal_split`` (comma-separated), in order."""
+        return [name.strip() for name in self.terminal_split.split(",")]
 
 
 def default_output_file(args: EvalArguments) -> Path:
@@ -181,15 +198,38 @@ def read_baseline(path: str, suite: str = "tasks") -> dict:
 
 
 def main(args: EvalArguments) -> dict:
+    """The report; with several terminal splits, {split: report}, the model loaded once for all of them."""
     baseline = read_baseline(args.compare_to, args.suite) if args.compare_to else None
     folder = Path(args.model_name_or_path)
     if (args.update_model_card or args.push_to_hub) and not folder.is_dir():
         raise UserError(f"--update_model_card / --push_to_hub need a local model folder; {folder} is not one")
     model, tokenizer = load(args)
-    if args.suite == "terminal":
-        report = terminal_report(args, model, tokenizer, baseline)
-    else:
-        report = tasks_report(args, model, tokenizer, baseline)
+    splits = args.terminal_splits if args.suite == "terminal" else [args.terminal_split]
+    measured_on = (baseline or {}).get("settings", {}).get("split")  # several splits: the baseline pairs with this one
+    reports = {}
+    for split in splits:
+        one = replace(args, terminal_split=split)
+        if args.suite != "terminal":
+            report = tasks_report(one, model, tokenizer, baseline)
+        else:
+            report = terminal_report(one, model, tokenizer, baseline if len(splits) == 1 else None)
+        if len(splits) > 1 and baseline is not None and report["settings"]["split"] == measured_on:
+            if split == "conversations":
+                raise UserError(NO_CONVERSATION_BASELINE)
+            pair_terminal(one, report, baseline)
+        reports[split] = write_report(one, report)
+    if len(splits) > 1 and baseline is not None and not any("comparison" in report for report in reports.values()):
+        raise UserError(f"--compare_to {args.compare_to} is a report on {measured_on!r}; no "
+                        f"split of --terminal_split {args.terminal_split} is. Fix: add the baseline's split, or drop --compare_to")
+    if args.push_to_hub:
+        commit = push_folder(folder, args.hub_model_id, commit_message="Add evaluation results")
+        print(f"pushed {folder} to {commit.commit_url}")
+    return reports[splits[0]] if len(splits) == 1 else reports
+
+
+def write_report(args: EvalArguments, report: dict) -> dict:
+    """The report to --output_file (or its default file) and, with --update_model_card, into the card."""
+    folder = Path(args.model_name_or_path)
     output = Path(args.output_file) if args.output_file else default_output_file(args)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
@@ -200,17 +240,13 @@ def main(args: EvalArguments) -> dict:
             in_folder.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         write_model_card(folder)
         print(f"metrics written to {folder / 'README.md'}")
-    if args.push_to_hub:
-        commit = push_folder(folder, args.hub_model_id, commit_message="Add evaluation results")
-        print(f"pushed {folder} to {commit.commit_url}")
     return report
 
 
 def terminal_report(args: EvalArguments, model, tokenizer, baseline: dict | None) -> dict:
     if args.terminal_split == "conversations":
         if baseline is not None:
-            raise UserError("--compare_to compares held-out, dev or blind reports; the conversation report carries its "
-                            "own paired difference (in a row against alone). Fix: drop --compare_to")
+            raise UserError(NO_CONVERSATION_BASELINE)
         report = evaluate_conversations(model, tokenizer, args.terminal_cache_dir, batch_size=args.batch_size * 4,
                                         copy=args.copy_bias, constrained=args.decoder == "served")
         report["settings"] |= {"model": args.model_name_or_path}
@@ -222,13 +258,18 @@ def terminal_report(args: EvalArguments, model, tokenizer, baseline: dict | None
     report["settings"] |= {"model": args.model_name_or_path}
     print(format_terminal_table(report))
     if baseline is not None:
-        try:
-            report["comparison"] = {"baseline": args.compare_to, **compare_terminal(baseline, report)}
-        except ValueError as exc:
-            raise UserError(f"--compare_to {args.compare_to}: {exc}. Fix: compare reports of the same suite version and seed") from None
-        print(f"compared with {args.compare_to} (paired over requests):")
-        print(format_terminal_comparison({k: v for k, v in report["comparison"].items() if k != "baseline"}))
+        pair_terminal(args, report, baseline)
     return report
+
+
+def pair_terminal(args: EvalArguments, report: dict, baseline: dict) -> None:
+    """The paired difference from the baseline into ``report["comparison"]``, printed."""
+    try:
+        report["comparison"] = {"baseline": args.compare_to, **compare_terminal(baseline, report)}
+    except ValueError as exc:
+        raise UserError(f"--compare_to {args.compare_to}: {exc}. Fix: compare reports of the same suite version and seed") from None
+    print(f"compared with {args.compare_to} (paired over requests):")
+    print(format_terminal_comparison({k: v for k, v in report["comparison"].items() if k != "baseline"}))
 
 
 def tasks_report(args: EvalArguments, model, tokenizer, baseline: dict | None) -> dict:

@@ -53,16 +53,14 @@ python3 recipes/reward_gain.py --before "$OUT_DIR/tiny-sft" --after "$OUT_DIR/ti
     --reward_funcs execution protocol --num_samples 4 --temperature 0.7 --update_model_card
 
 stage 6/8 "terminal requests, GRPO model: held-out (paired with the SFT model's; and by transformers alone), blind, conversations (into the model card)"
-python3 recipes/evaluate.py --suite terminal --model_name_or_path "$OUT_DIR/tiny-grpo" --terminal_cache_dir "$FIXTURES" \
+# One process, the model loaded once: held-out (paired with the SFT model's report), then blind and conversations,
+# both written blind to the training phrasings: measured, never tuned on (issue 37).
+python3 recipes/evaluate.py --suite terminal --terminal_split heldout,blind,conversations \
+    --model_name_or_path "$OUT_DIR/tiny-grpo" --terminal_cache_dir "$FIXTURES" \
     --compare_to "$OUT_DIR/tiny-sft/terminal_eval.json" --update_model_card
 # The numbers above need rusty_hf's decoder; these are what transformers' generate gives alone.
 python3 recipes/evaluate.py --suite terminal --decoder plain --model_name_or_path "$OUT_DIR/tiny-grpo" \
     --terminal_cache_dir "$FIXTURES" --update_model_card
-# Written blind to the training phrasings: measured, never tuned on (issue 37).
-for split in blind conversations; do
-    python3 recipes/evaluate.py --suite terminal --terminal_split "$split" --model_name_or_path "$OUT_DIR/tiny-grpo" \
-        --terminal_cache_dir "$FIXTURES" --update_model_card
-done
 
 stage 7/8 "pass@k and protocol validity on the held-out tasks (into the model card)"
 python3 recipes/evaluate.py --model_name_or_path "$OUT_DIR/tiny-grpo" --num_samples 2 --k 1 2 \

@@ -183,3 +183,108 @@ def test_the_plain_decoder_writes_its_own_report_and_only_the_held_out_one_reach
     with pytest.raises(ValueError, match="held-out split only"):
         EvalArguments(suite="terminal", decoder="plain", terminal_split="blind", update_model_card=True)
     EvalArguments(suite="terminal", terminal_split="blind", update_model_card=True)  # the served blind report joins the card
+
+
+
+def _fake_terminal_suites(monkeypatch) -> list[str]:
+    """Each split's report from four scripted requests, no decoding; returns the splits played, in order."""
+    import recipes.evaluate as recipe
+    from rusty_hf.evaluation.conversations import summarize_conversations
+    from rusty_hf.evaluation.terminal import summarize
+
+    played = []
+
+    def terminal(model, tokenizer, cache_dir, *, split, **kwargs):
+        played.append(split)
+        records = [{"intent": "count_lines", "request": f"{split} request {i}", "part": "seen_values", "first_ok": i % 2 == 0,
+                    "episode_ok": False, "multi_turn": False, "action_type_ok": True, "valid": [True]} for i in range(4)]
+        settings = {"suite": "terminal", "split": f"the {split} requests", "requests": 4, "seed": 0, "decoding": "greedy",
+                    "max_new_tokens": 8, "max_steps": 1}  # fmt: skip
+        return {"settings": settings, **summarize(records), "samples": records}
+
+    def conversations(model, tokenizer, cache_dir, **kwargs):
+        played.append("conversations")
+        return {"settings": {"suite": "terminal", "split": "the sessions"}, **summarize_conversations([]), "samples": []}
+
+    monkeypatch.setattr(recipe, "evaluate_terminal", terminal)
+    monkeypatch.setattr(recipe, "evaluate_conversations", conversations)
+    return played
+
+
+@pytest.fixture
+def ckpt(tmp_path, tiny_lm, tiny_tokenizer):
+    tiny_lm.save_pretrained(tmp_path / "ckpt")
+    tiny_tokenizer.save_pretrained(tmp_path / "ckpt")
+    return tmp_path / "ckpt"
+
+
+def _terminal_args(*argv: str):
+    from trl import TrlParser
+
+    from recipes.evaluate import EvalArguments
+
+    (args,) = TrlParser((EvalArguments,)).parse_args_and_config(args=["--suite", "terminal", *argv])
+    return args
+
+
+def test_several_terminal_splits_load_the_model_once_and_each_writes_its_default_report(ckpt, monkeypatch):
+    import recipes.evaluate as recipe
+
+    played = _fake_terminal_suites(monkeypatch)
+    loads, real_load = [], recipe.load_model
+    monkeypatch.setattr(recipe, "load_model", lambda *a, **kw: loads.append(a) or real_load(*a, **kw))
+    reports = recipe.main(_terminal_args("--terminal_split", "heldout,conversations", "--model_name_or_path", str(ckpt),
+                                         "--update_model_card"))
+    assert len(loads) == 1 and played == ["heldout", "conversations"] and set(reports) == {"heldout", "conversations"}
+    for split, name in [("heldout", "terminal_eval.json"), ("conversations", "terminal_conversations_eval.json")]:
+        written = json.loads((ckpt / name).read_text())
+        assert written == reports[split] and written["settings"]["model"] == str(ckpt)
+    card = (ckpt / "README.md").read_text()
+    assert "Settings: 4 held-out requests" in card and "sessions of requests in a row" in card  # both reached the card
+
+    single = recipe.main(_terminal_args("--terminal_split", "blind", "--model_name_or_path", str(ckpt)))
+    assert single["settings"]["split"] == "the blind requests"  # one split: the report itself, as before
+
+
+def test_compare_to_pairs_with_the_split_its_baseline_was_measured_on(ckpt, tmp_path, monkeypatch):
+    import recipes.evaluate as recipe
+
+    played = _fake_terminal_suites(monkeypatch)
+    baseline = recipe.evaluate_terminal(None, None, None, split="heldout")
+    for sample in baseline["samples"]:
+        sample["first_ok"] = False
+    (tmp_path / "before.json").write_text(json.dumps(baseline))
+    compare = ["--compare_to", str(tmp_path / "before.json"), "--model_name_or_path", str(ckpt)]
+    reports = recipe.main(_terminal_args("--terminal_split", "blind,heldout", *compare))
+    assert "comparison" not in reports["blind"]
+    paired = reports["heldout"]["comparison"]
+    assert paired["baseline"] == str(tmp_path / "before.json")
+    assert paired["overall (trained intents)"]["first_action_success"]["mean"] == 0.5  # 2 of 4 now right, 0 before
+    assert json.loads((ckpt / "terminal_eval.json").read_text())["comparison"] == paired
+
+    played.clear()
+    with pytest.raises(UserError, match="no split of --terminal_split blind,conversations is. Fix: add the baseline's split"):
+        recipe.main(_terminal_args("--terminal_split", "blind,conversations", *compare))
+    assert played == ["blind", "conversations"]
+    with pytest.raises(UserError, match="same suite version and seed"):  # one split: compared whatever it is, as before
+        recipe.main(_terminal_args("--terminal_split", "blind", *compare))
+    with pytest.raises(UserError, match="carries its own paired difference"):
+        recipe.main(_terminal_args("--terminal_split", "conversations", *compare))
+
+
+def test_terminal_split_lists_are_checked_name_by_name():
+    from recipes.evaluate import EvalArguments
+
+    assert EvalArguments(suite="terminal", terminal_split="heldout, blind").terminal_splits == ["heldout", "blind"]
+    with pytest.raises(ValueError, match="drop --output_file"):
+        EvalArguments(suite="terminal", terminal_split="heldout,blind", output_file="report.json")
+    EvalArguments(suite="terminal", terminal_split="blind", output_file="report.json")  # one split: one file
+    for bad in ("heldout,test", "heldout,", "heldout blind"):
+        with pytest.raises(ValueError, match="terminal_split must be one of"):
+            EvalArguments(suite="terminal", terminal_split=bad)
+    with pytest.raises(ValueError, match="names a split twice"):
+        EvalArguments(suite="terminal", terminal_split="blind,heldout,blind")
+    with pytest.raises(ValueError, match="held-out split only"):  # every name gets the single split's checks
+        EvalArguments(suite="terminal", terminal_split="heldout,dev", update_model_card=True)
+    with pytest.raises(ValueError, match="--terminal_split conversations --decoder plain"):
+        EvalArguments(suite="terminal", terminal_split="heldout,conversations", decoder="plain", update_model_card=True)
