@@ -226,6 +226,18 @@ def test_a_message_repeats_no_phrase_more_than_the_bound(tiny_tokenizer):
     assert repeated_phrase(action.message)[1] <= 3
 
 
+def test_a_loop_without_spaces_around_a_quote_is_bounded_too(tiny_tokenizer):
+    """rusty-terminal wrote `sed: notes"sed: notes"...` eight times (qs58): its words end at the escaped quote,
+    which the bound split on spaces alone never saw as a phrase. Cut where a token ends a word, it is bounded."""
+    from rusty_hf.evaluation.conversations import repeated_phrase
+
+    looping = '{"action": "MSG", "message": "sed: notes' + '\\"sed: notes' * 12 + '"}'
+    assert repeated_phrase(_scripted_generation(tiny_tokenizer, looping, None).message)[1] > 3
+    action = _scripted_generation(tiny_tokenizer, looping, 3)
+    assert action.action == "MSG" and action.message.startswith('sed: notes"sed: notes')
+    assert repeated_phrase(action.message)[1] <= 3
+
+
 def test_the_repeat_bound_counts_words_not_tokens(tiny_tokenizer):
     """A list of names shares tokens (".py,") but repeats no phrase: nothing is refused. A command is never
     bounded, even where its words repeat."""
