@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -41,6 +44,16 @@ def pids_safety_net():
 def without_bwrap(pids_safety_net) -> SandboxCapabilities:
     """The layers this host would give without bubblewrap (detected again, probes included)."""
     return detect(skip=("bwrap",))
+
+
+@pytest.fixture
+def open_tmp():
+    """A temp folder any uid may enter and write. Without bubblewrap a run switches to its own uid where it can
+    (``nonroot-uid``: a system Python it may execute), and pytest's ``tmp_path`` sits in a 0700 folder it cannot enter."""
+    path = Path(tempfile.mkdtemp(prefix="rusty-test-"))
+    path.chmod(0o777)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(params=["all layers", "without bwrap"])

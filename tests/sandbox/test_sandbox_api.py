@@ -64,11 +64,11 @@ def test_work_dir_is_fresh_for_every_run():
     assert run_python("import os\nprint(os.path.exists('left_behind.txt'))").stdout == "False\n"
 
 
-def test_host_work_dir_is_deleted_without_bwrap(without_bwrap, tmp_path, monkeypatch):
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # make mkdtemp's choice observable
+def test_host_work_dir_is_deleted_without_bwrap(without_bwrap, open_tmp, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(open_tmp))  # make mkdtemp's choice observable
     result = run_python("import os\nprint(os.getcwd())", caps=without_bwrap)
-    assert result.ok and result.stdout.startswith(str(tmp_path))
-    assert list(tmp_path.iterdir()) == []
+    assert result.ok and result.stdout.startswith(str(open_tmp)), result.stderr
+    assert list(open_tmp.iterdir()) == []
 
 
 @pytest.mark.parametrize("name", ["/etc/passwd", "../up.txt", "a/../../b", "", "."])

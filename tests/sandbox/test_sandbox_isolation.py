@@ -47,8 +47,8 @@ def _python(code: str, **env: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=60)  # fmt: skip
 
 
-def test_opt_in_runs_unisolated_and_the_log_names_the_switch(tmp_path):
-    secret, marker = tmp_path / "secret.txt", tmp_path / "copy.txt"
+def test_opt_in_runs_unisolated_and_the_log_names_the_switch(open_tmp):
+    secret, marker = open_tmp / "secret.txt", open_tmp / "copy.txt"
     secret.write_text("opted in")
     code = f"from rusty_hf.sandbox import run_python\nprint(run_python({HOSTILE!r}, args={[str(secret), str(marker)]!r}).ok)"
     done = _python(code, **{ALLOW_ENV: "1"})
