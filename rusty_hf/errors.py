@@ -114,8 +114,18 @@ def run_recipe(prog: str, parser: Any, main: Callable[..., object], argv: list[s
             fix = "" if "Fix" in str(err) else "\nFix: correct that argument (command line or --config YAML)."
             raise UserError(f"{err}{fix}") from err
         main(*parsed)
+        leave_process_group()
 
     return run_cli(prog, parse_and_run, argv)
+
+
+def leave_process_group() -> None:
+    """Destroy the process group a launch made (``accelerate launch``, torchrun) once the recipe is done. Left to
+    interpreter exit, its threads can abort a process whose work is already saved ("terminate called without an
+    active exception", exit -6: one GRPO under FSDP2 in a CI run), failing the launch."""
+    dist = sys.modules.get("torch.distributed")
+    if dist is not None and dist.is_available() and dist.is_initialized():
+        dist.destroy_process_group()
 
 
 def strip_debug_flag(argv: list[str]) -> list[str]:

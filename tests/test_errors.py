@@ -61,6 +61,27 @@ def test_a_recipe_argument_refused_while_parsing_is_a_user_error(args, named, ca
     assert err.startswith("grpo.py: ") and named in err and "Traceback" not in err and len(err.splitlines()) <= 2
 
 
+def test_a_recipe_leaves_the_process_group_its_launch_made(tmp_path):
+    """accelerate launch / torchrun start a process group; the recipe destroys it when done, so its threads do not
+    abort the process at exit (exit -6 after the model was saved)."""
+    from dataclasses import dataclass
+
+    import torch.distributed as dist
+    from transformers import HfArgumentParser
+
+    @dataclass
+    class Arguments:
+        name: str = "tiny"
+
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1)
+    try:
+        status = run_recipe("sft.py", HfArgumentParser((Arguments,)), lambda *parsed: None, [])
+        assert status == 0 and not dist.is_initialized()
+    finally:
+        if dist.is_initialized():
+            dist.destroy_process_group()
+
+
 def test_a_missing_config_file_names_itself(capsys, tmp_path):
     parser = TrlParser((RLScriptArguments, SFTConfig, ModelConfig))
     assert run_recipe("sft.py", parser, lambda *parsed: None, ["--config", str(tmp_path / "nope.yaml")]) == 2
