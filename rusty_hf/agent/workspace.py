@@ -289,12 +289,12 @@ class Workspace:
         finally:
             os.close(dir_fd)
 
-    def make_folder(self, path: str) -> Path:
-        """Make a folder (a command's `mkdir`) and its parents; an existing folder is left as it is.
+    def make_folder(self, path: str) -> bool:
+        """Make a folder (a command's `mkdir`) and its parents; False when it was there already.
 
         Undo does not remove it: a step's journal holds files.
         """
-        target = self.resolve(path)
+        self.resolve(path)
         parts = self._parts(path)
         try:
             dir_fd = self._open_parent(parts, create=True)
@@ -302,12 +302,13 @@ class Workspace:
             raise PathRefused(f"refused path {path!r}: {exc.strerror}") from None
         try:
             os.mkdir(parts[-1], 0o755, dir_fd=dir_fd)
+            return True
         except FileExistsError:
             if not stat.S_ISDIR(os.lstat(parts[-1], dir_fd=dir_fd).st_mode):
                 raise PathRefused(f"refused path {path!r}: it exists and is not a folder") from None
+            return False
         finally:
             os.close(dir_fd)
-        return target
 
     def remove_folder(self, path: str) -> bool:
         """Remove an empty folder (a command removed it); False when there is none, or it still holds something
@@ -402,14 +403,12 @@ class Workspace:
         if refused:
             out.note = "not applied: " + "; ".join(refused)
 
-
     def _apply_folders(self, before: frozenset[str], after: frozenset[str], out: CommandResult) -> None:
         """The folders a command made (`mkdir`), then those it removed (once their files are gone), as "name/"."""
         refused = []
         for name in sorted(after - before, key=lambda p: (p.count("/"), p)):
             try:
-                if not self.resolve(name).is_dir():  # not made already by a file written into it
-                    self.make_folder(name)
+                if self.make_folder(name):  # not made already by a file written into it
                     out.changed.append(name + "/")
             except (PathRefused, OSError) as exc:
                 refused.append(f"{name}/: {exc}")

@@ -23,18 +23,22 @@ from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 
 
+def _inside(name: object, what: str, example: str) -> PurePosixPath:
+    """``name`` as a path that stays inside the work dir; ValueError naming ``what`` it is otherwise."""
+    if not isinstance(name, str) or not name or "\x00" in name:
+        raise ValueError(f"sandbox {what} name must be a non-empty string, got {name!r}")
+    path = PurePosixPath(name)
+    if path.is_absolute() or ".." in path.parts or path.parts in ((), (".",)):
+        raise ValueError(f"sandbox {what} name {name!r} must be a relative path inside the work dir "
+                         f"(no leading '/', no '..'); e.g. {example}")  # fmt: skip
+    return path
+
+
 def check_files(files: Mapping[str, str | bytes] | None) -> dict[str, bytes]:
     """Normalised relative path -> content; ValueError for a path that could leave the work dir."""
     checked: dict[str, bytes] = {}
     for name, content in (files or {}).items():
-        if not isinstance(name, str) or not name or "\x00" in name:
-            raise ValueError(f"sandbox file name must be a non-empty string, got {name!r}")
-        path = PurePosixPath(name)
-        if path.is_absolute() or ".." in path.parts or path.parts in ((), (".",)):
-            raise ValueError(
-                f"sandbox file name {name!r} must be a relative path inside the work dir "
-                "(no leading '/', no '..'); e.g. 'solution.py' or 'data/input.txt'"
-            )
+        path = _inside(name, "file", "'solution.py' or 'data/input.txt'")
         if isinstance(content, str):
             content = content.encode("utf-8")
         if not isinstance(content, (bytes, bytearray, memoryview)):
@@ -51,11 +55,7 @@ def check_dirs(dirs: Sequence[str], files: Mapping[str, bytes]) -> list[str]:
     """Normalised relative folder paths (empty folders a run starts with); ValueError as :func:`check_files`."""
     checked = []
     for name in dirs:
-        if not isinstance(name, str) or not name or "\x00" in name:
-            raise ValueError(f"sandbox folder name must be a non-empty string, got {name!r}")
-        path = PurePosixPath(name)
-        if path.is_absolute() or ".." in path.parts or path.parts in ((), (".",)):
-            raise ValueError(f"sandbox folder name {name!r} must be a relative path inside the work dir (no leading '/', no '..')")
+        path = _inside(name, "folder", "'data' or 'docs/notes'")
         if any(p.as_posix() in files for p in (path, *path.parents)):
             raise ValueError(f"sandbox folder {name!r} is (or is inside) a file")
         checked.append(path.as_posix())

@@ -14,7 +14,7 @@ from rusty_hf.data.terminal import phrasings
 from rusty_hf.data.terminal.catalog_files import one, visible
 from rusty_hf.data.terminal.checks import Check
 from rusty_hf.data.terminal.excess import other_lines, other_names
-from rusty_hf.data.terminal.fixtures import GIT_ENV, Fixture
+from rusty_hf.data.terminal.fixtures import GIT_ENV, Fixture, workspace_paths
 from rusty_hf.data.terminal.intents import Case, cmd, edit, intent
 from rusty_hf.data.terminal.run_checks import (
     committed,
@@ -151,10 +151,11 @@ def create_script(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 @intent("make_folder", "python", phrasings.MAKE_FOLDER)
 def make_folder(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     """A new folder, at the top or inside one the work dir has: that folder, and no file changed."""
-    folders = {"/".join(p.split("/")[:i]) for p in visible(fx) for i in range(1, p.count("/") + 1)}
+    taken = set(workspace_paths(fx))
+    folders = taken - set(fx.tree_files())
     inside = rng.choice(sorted(folders - {"build"})) + "/" if rng.random() < 0.3 else ""
     path = inside + pool.folder()
-    while path in folders or path in fx.tree_files():
+    while path in taken:
         path = inside + pool.folder()
     return Case({"dir": path}, (cmd(f"mkdir {path}"),), Check("files", dirs=(path,)), args=(path,))
 
