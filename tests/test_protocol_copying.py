@@ -7,6 +7,7 @@ import torch
 
 from rusty_hf.protocol import ProtocolLogitsProcessor
 from rusty_hf.protocol.copying import (
+    SHOWN_LINES,
     CopyBias,
     copy_candidates,
     copy_sources,
@@ -595,13 +596,31 @@ def test_a_stated_output_lists_the_last_outputs_lines_whole_in_order_then_ends()
         return _byte_allowed(kept, restrict)
 
     assert allowed(b"It shows") == {b":"}
-    assert allowed(b"It shows: ") == {b"a", b"n"}  # no invented name ("torch.py") can start
+    # a short output is stated whole, as training states it: every line from the first, in order
+    assert allowed(b"It shows: ") == {b"a"}  # no invented name ("torch.py") can start, nor a later line
     assert allowed(b"It shows: app") == {b"."}
-    assert allowed(b"It shows: app.py") == {b",", b"."}  # another line, or the end
+    assert allowed(b"It shows: app.py") == {b","}  # not the end: notes.txt was printed too
     assert allowed(b"It shows: app.py, ") == {b"n"}
-    assert allowed(b"It shows: notes.txt") == {b"."}  # in the output's order: app.py cannot come after it
-    assert allowed(b"It shows: notes.txt.") == {b'"'}
+    assert allowed(b"It shows: app.py, notes.txt") == {b"."}
+    assert allowed(b"It shows: app.py, notes.txt.") == {b'"'}
+    assert allowed(b"It shows: notes.txt") == set()  # a line left out is refused
     assert len(allowed(b"It says")) > 200  # any other message is the model's
+
+
+def test_a_long_output_is_never_stated_whole_so_which_lines_is_the_models():
+    bias = CopyBias(BYTES)
+    lines = [f"file_{i:02d}.py" for i in range(SHOWN_LINES + 1)]  # one line more than training states
+    targets = copy_targets(["what files are here?", "\n".join(lines) + "\n[exit code 0]"])
+    assert not targets.shown_whole and copy_targets(["ls", "\n".join(lines[:-1]) + "\n[exit code 0]"]).shown_whole
+
+    def allowed(value: bytes) -> set[bytes]:
+        _, kept, restrict = bias.field_bonuses(value, targets.escaped(), "message", written=b'{"action": "MSG", "message": "')
+        return _byte_allowed(kept, restrict)
+
+    assert allowed(b"It shows: ") == {b"f"}
+    assert allowed(b"It shows: file_00.py") == {b",", b"."}  # another line, or the end
+    assert allowed(b"It shows: file_03.py") == {b",", b"."}  # any line may come first, in the output's order
+    assert allowed(b"It shows: file_03.py, file_0") == set(b"456789"[i : i + 1] for i in range(6))
 
 
 def test_a_closing_training_writes_is_what_decoding_allows_and_nothing_printed_closes_with_the_status():

@@ -33,7 +33,8 @@ decides what to write, and tokens that copy one of the conversation's spans get 
   (``print('42')``), and ``split(',')`` stays possible;
 - SHOWN (a MSG begun with ``SHOWN_PREFIX``, "It shows: ", the form of `data.terminal.dataset.closing_message`):
   the rest is the last output's lines (SHOWN), whole, in their order, each at most once, joined by ", ", then
-  "." and the string's end: which lines and how many is the model's; a name or a number the output does not hold
+  "." and the string's end. A short output (`states_whole`: what training states) is stated whole, every line
+  from the first; of a longer one, which lines is the model's. A name or a number the output does not hold
   cannot be written there (issue 37: with a bias alone, 14-18 of 26 such closings listed what no output held);
 - STATUS (a MSG after a success with no line to state: an EDIT that wrote, a command that printed nothing): "Done.",
   what training closes it with (after `sed -i` a model trained to state outputs wrote file lines from memory
@@ -110,6 +111,7 @@ MAX_LINES = 64  # output lines a MSG may quote: the first and last of a long out
 _LINE_ID = re.compile(r"[0-9a-f]{6,40}|\d+[:.]?")  # what leads a line of `git log --oneline` or a numbered list
 SHOWN_PREFIX = "It shows: "  # how a closing MSG that states the last output begins; its lines follow, joined by ", "
 _SHOWN_MARK = SHOWN_PREFIX[:-2].encode()  # where the SHOWN slot starts: b"It shows", before its ": "
+SHOWN_LINES, SHOWN_CHARS = 10, 240  # the most output a closing MSG states whole (`states_whole`)
 _SENTENCE_ENDS = (b".", b"!", b"?")  # a stated line that ends with one needs no "." after it
 # The terminal's status line after a command's output (`agent.workspace`): "[exit code 0]", "[timed out after 30 s]"
 TOOL_STATUS = re.compile(r"\[(exit code (-?\d+)|timed out)[^\]]*\]\s*$")
@@ -168,6 +170,7 @@ class CopyTargets:
     present: frozenset[str] = frozenset()  # the quoted values a file of the workspace holds
     shown: tuple[str, ...] | None = None  # the lines the last command printed (`shown_lines`); None: none ran
     status: str | None = None  # "Done." after a success with no line to state (an EDIT, a silent command)
+    shown_whole: bool = False  # ``shown`` is short enough to be stated whole (`states_whole`), as training states it
 
     def escaped(self) -> EscapedTargets:
         """The same in the JSON-escaped byte form an open string is in (what `CopyBias` matches)."""
@@ -178,7 +181,7 @@ class CopyTargets:
         present = frozenset(escape_for_json_string(v) for v in self.present)
         shown = None if self.shown is None else tuple(escape_for_json_string(line) for line in self.shown)
         status = None if self.status is None else escape_for_json_string(self.status)
-        return EscapedTargets(names, quoted, lines, paths, present, shown, status)
+        return EscapedTargets(names, quoted, lines, paths, present, shown, status, self.shown_whole)
 
 
 @dataclass(frozen=True)
@@ -190,6 +193,7 @@ class EscapedTargets:
     present: frozenset[bytes] = frozenset()
     shown: tuple[bytes, ...] | None = None
     status: bytes | None = None
+    shown_whole: bool = False
 
 
 def output_lines(text: str) -> list[str]:
@@ -229,6 +233,13 @@ def shown_lines(result: str) -> list[str]:
     return [line.strip() for line in result[: status.start()].splitlines() if line.strip()]
 
 
+def states_whole(lines: list[str]) -> bool:
+    """Whether a closing MSG states these output lines whole: at most ``SHOWN_LINES`` lines and ``SHOWN_CHARS``
+    characters (`data.terminal.dataset.closing_message` writes "It shows: " and all of them; a longer output
+    closes with its status)."""
+    return 0 < len(lines) <= SHOWN_LINES and sum(map(len, lines)) <= SHOWN_CHARS
+
+
 def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = (), root: str | os.PathLike | None = None
                  ) -> CopyTargets:  # fmt: skip
     """`copy_candidates`, which of them the user quoted, the output lines of the commands since
@@ -239,10 +250,12 @@ def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = (), ro
     quoted = {next(g for g in m.groups() if g is not None) for text in sources for m in _QUOTED.finditer(text)}
     lines = list(dict.fromkeys(line for text in sources[1:] for line in _capped(output_lines(text))))
     present = _held_by_files(quoted, root, workspace_names) if root is not None and quoted else frozenset()
-    shown = tuple(shown_lines(sources[-1])[:MAX_LINES]) if len(sources) > 1 else None
+    last = shown_lines(sources[-1]) if len(sources) > 1 else None
+    shown = None if last is None else tuple(last[:MAX_LINES])
     # a failure's output is the model's to state (the failing test); only a success with no line to state is "Done."
     status = "Done." if shown == () and tool_status(sources[-1]) == "Done." else None
-    return CopyTargets(tuple(names), frozenset(quoted), tuple(lines), frozenset(workspace_names), present, shown, status)
+    return CopyTargets(tuple(names), frozenset(quoted), tuple(lines), frozenset(workspace_names), present, shown, status,
+                       last is not None and states_whole(last))  # fmt: skip
 
 
 def _capped(lines: list[str]) -> list[str]:
@@ -392,7 +405,7 @@ class CopyBias:
         if field == "message" and targets.status is not None and targets.status.startswith(value):
             return {}, self._forced(targets.status[len(value) :]), self.all_tokens  # STATUS: nothing to state
         if field == "message" and value.startswith(_SHOWN_MARK):  # SHOWN: the last output's lines, nothing else
-            shown = self._shown(value[len(_SHOWN_MARK) :], targets.shown or ())
+            shown = self._shown(value[len(_SHOWN_MARK) :], targets.shown or (), targets.shown_whole)
             if shown is not None:
                 return {}, shown, self.all_tokens
         if field == "message":  # an output line is quoted text: copied whole, at quoted_bonus
@@ -514,30 +527,34 @@ class CopyBias:
         kept.update(self.ending_tokens.get(rest + b'"', ()))  # a token that goes on into the JSON (`."}`)
         return sorted(kept)
 
-    def _shown(self, rest: bytes, lines: tuple[bytes, ...]) -> list[int] | None:
+    def _shown(self, rest: bytes, lines: tuple[bytes, ...], whole: bool = False) -> list[int] | None:
         """The tokens that may follow a SHOWN message's ``rest`` (what follows "It shows"): ": ", then ``lines`` in
         their order, each whole and at most once, joined by ", ", then "." (none after a line that ends a sentence)
-        and the string's end. None where ``rest`` has left that form (the model wrote "It showsX" in one token)."""
+        and the string's end. With ``whole`` every line, from the first (the form training writes); otherwise which
+        lines is the model's. None where ``rest`` has left that form (the model wrote "It showsX" in one token)."""
         lead = SHOWN_PREFIX[len(_SHOWN_MARK) :].encode()  # b": "
         if len(rest) < len(lead):
             if not lead.startswith(rest):
                 return None
             if not lines:
                 return sorted(self.ending_tokens[b'"'])  # nothing was printed: the message ends as it is
-            return sorted({t for line in lines for t in self._tokens_starting(lead[len(rest) :] + line, self._all)})
+            return sorted({t for line in lines[: 1 if whole else None] for t in self._tokens_starting(lead[len(rest) :] + line, self._all)})
         if not rest.startswith(lead):
             return None
         rest = rest[len(lead) :]
 
         def ends(j: int) -> list[bytes]:  # what may follow the whole line j
-            return [b'"' if lines[j].endswith(_SENTENCE_ENDS) else b'."', *(b", " + line for line in lines[j + 1 :])]
+            last = b'"' if lines[j].endswith(_SENTENCE_ENDS) else b'."'
+            if whole:
+                return [b", " + lines[j + 1]] if j + 1 < len(lines) else [last]
+            return [last, *(b", " + line for line in lines[j + 1 :])]
 
         continuations: set[bytes] = set()
         todo = [(0, 0)]  # (where an item starts in rest, the first line it may be)
         while todo:
             at, first = todo.pop()
             tail = rest[at:]
-            for j in range(first, len(lines)):
+            for j in range(first, first + 1 if whole else len(lines)):
                 line = lines[j]
                 if len(tail) < len(line):
                     if line.startswith(tail):

@@ -41,7 +41,7 @@ from rusty_hf.data.terminal.checks import RUNS, Check
 from rusty_hf.data.terminal.fixtures import Fixture, materialize, python_fixture, rust_fixture
 from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS, Case, Intent, render
 from rusty_hf.data.terminal.values import ValuePool, is_new_value
-from rusty_hf.protocol.copying import SHOWN_PREFIX, shown_lines, tool_status
+from rusty_hf.protocol.copying import SHOWN_PREFIX, shown_lines, states_whole, tool_status
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
 
 PARTS = ("seen_values", "new_values", "new_intents")
@@ -264,16 +264,13 @@ def observation(request: Request, cache_dir: str | Path) -> str:
     return text
 
 
-SHOWN_LINES, SHOWN_CHARS = 10, 240  # the most output a closing MSG states (`closing_message(states_output=True)`)
-
-
 def closing_message(result: str, states_output: bool = False) -> str:
     """Rusty's MSG after a single-turn action's result: the status ("Done.", "Failed: exit code 1."); with
     ``states_output``, a command that succeeded with a short output (at most ``SHOWN_LINES`` lines and
     ``SHOWN_CHARS`` characters) gets what it showed instead: "It shows: README.md, app.py." (``SHOWN_PREFIX``
     and `copying.shown_lines`, the form constrained decoding lets hold only what the output holds)."""
     lines = shown_lines(result)  # what a command that succeeded printed
-    if states_output and lines and len(lines) <= SHOWN_LINES and sum(map(len, lines)) <= SHOWN_CHARS:
+    if states_output and states_whole(lines):
         shown = ", ".join(lines)
         return SHOWN_PREFIX + shown + ("" if shown.endswith((".", "!", "?")) else ".")
     return tool_status(result) or "Done."
