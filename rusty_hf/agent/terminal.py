@@ -8,7 +8,7 @@ Rusty's replies stream as they are generated. A CMD runs in the sandbox (``rusty
 copy of the work dir and its file changes are copied back; an EDIT writes only inside the work dir
 (absolute paths, ``..`` and symlinks that leave it are refused, with a message). Commands typed at
 the prompt: ``:dry`` toggles dry-run (actions shown, not executed), ``:undo`` puts back the files
-that Rusty's last reply wrote or deleted (again: the reply before, up to twenty requests back),
+that Rusty's last reply wrote or deleted, and its folders (again: the reply before, up to twenty requests back),
 ``:clear`` starts a new conversation, ``:help`` lists these, ``:q``/``exit`` (or Ctrl-D) quit. Input
 lines are kept in a readline history file (``--history-file``).
 

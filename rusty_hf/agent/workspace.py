@@ -39,8 +39,8 @@ timed out or was killed (``CommandResult.note`` says so). The sandbox's ``Limits
 the workspace size; a larger one is refused with a message naming the fix.
 
 Once a step is open (:meth:`Workspace.begin_change`; rusty-terminal opens one per request), every
-change is journalled with the file's old bytes, and :meth:`Workspace.undo` puts the whole step back
-(rusty-terminal's ``:undo``); a folder a command made stays.
+change is journalled with the file's old bytes (and each folder made or removed), and :meth:`Workspace.undo` puts
+the whole step back (rusty-terminal's ``:undo``).
 """
 
 from __future__ import annotations
@@ -65,6 +65,8 @@ EXCLUDED_DIRS = frozenset(
 _EXCLUDED_FOLDED = frozenset(name.casefold() for name in EXCLUDED_DIRS)
 DEFAULT_LIMITS = Limits(output_bytes=16 << 20)
 MAX_UNDO_STEPS = 20  # undo steps kept (each holds the old bytes of the files it changed)
+# What an undo step holds per path beside a file's old bytes (None: the step made the file)
+FOLDER_MADE, FOLDER_REMOVED = "folder made", "folder removed"
 # git inside the sandbox reads the workspace's .git, which a host uid owns, as the run's own uid: the
 # ownership check would refuse it. Command-scope config (protected, unlike the repository's own).
 GIT_ENV = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "safe.directory", "GIT_CONFIG_VALUE_0": "*",
@@ -132,7 +134,8 @@ class Workspace:
         self.limits = limits or DEFAULT_LIMITS
         self.env = {"PYTHONDONTWRITEBYTECODE": "1", **GIT_ENV, **(env or {})}
         self.rust = rust
-        self._undo: list[list[tuple[str, bytes | None]]] = []  # per step: (path, its bytes before; None: new)
+        # per step: (path, its bytes before; None: a new file; FOLDER_MADE or FOLDER_REMOVED: a folder)
+        self._undo: list[list[tuple[str, bytes | str | None]]] = []
         self._journal = True
 
     def begin_change(self) -> None:
@@ -143,8 +146,10 @@ class Workspace:
     def undo(self) -> list[str]:
         """Put back what the last step with changes wrote or deleted; returns those paths ([]: nothing to undo).
 
-        A file the step created is removed, one it changed or deleted gets its old bytes back; a path that
-        can no longer be written is listed with why, and the rest of the step is still put back.
+        A file the step created is removed, one it changed or deleted gets its old bytes back; a folder it made
+        is removed (once its files are gone: one that holds something else stays), one it removed is made again.
+        Folders are listed as "name/". A path that can no longer be written is listed with why, and the rest of
+        the step is still put back.
         """
         while self._undo and not self._undo[-1]:
             self._undo.pop()
@@ -155,15 +160,26 @@ class Workspace:
         try:
             for path, old in reversed(step):
                 try:
-                    if old is None:
+                    if old == FOLDER_MADE:
+                        if not self.remove_folder(path) and self.resolve(path).is_dir():
+                            failed[path + "/"] = "it holds what this step did not make"
+                    elif old == FOLDER_REMOVED:
+                        self.make_folder(path)
+                    elif old is None:
                         self.delete_file(path)
                     else:
                         self.write_file(path, old)
                 except (PathRefused, OSError) as exc:  # the path became a link, a folder, ...: say so, go on
-                    failed[path] = str(exc)
+                    failed[path + "/" if isinstance(old, str) else path] = str(exc)
         finally:
             self._journal = True
-        return [f"{p} (not put back: {failed[p]})" if p in failed else p for p in sorted({p for p, _ in step})]
+        shown = sorted({path + "/" if isinstance(old, str) else path for path, old in step})
+        return [f"{p} (not put back: {failed[p]})" if p in failed else p for p in shown]
+
+    def _remember_folder(self, path: str, change: str) -> None:
+        """Journal a folder made (FOLDER_MADE) or removed (FOLDER_REMOVED), into the open undo step (if one is open)."""
+        if self._journal and self._undo:
+            self._undo[-1].append((path, change))
 
     def _remember(self, path: str, dir_fd: int, name: str) -> None:
         """Journal ``path``'s bytes before a change, into the open undo step (if one is open)."""
@@ -231,7 +247,7 @@ class Workspace:
         """A descriptor of the directory holding ``parts[-1]``, walked with O_NOFOLLOW; None if it is missing."""
         fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
         try:
-            for part in parts[:-1]:
+            for i, part in enumerate(parts[:-1]):
                 try:
                     child = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
                 except FileNotFoundError:
@@ -239,6 +255,7 @@ class Workspace:
                         os.close(fd)
                         return None
                     os.mkdir(part, 0o755, dir_fd=fd)
+                    self._remember_folder("/".join(parts[: i + 1]), FOLDER_MADE)
                     child = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
                 os.close(fd)
                 fd = child
@@ -290,10 +307,7 @@ class Workspace:
             os.close(dir_fd)
 
     def make_folder(self, path: str) -> bool:
-        """Make a folder (a command's `mkdir`) and its parents; False when it was there already.
-
-        Undo does not remove it: a step's journal holds files.
-        """
+        """Make a folder (a command's `mkdir`) and its parents; False when it was there already."""
         self.resolve(path)
         parts = self._parts(path)
         try:
@@ -302,6 +316,7 @@ class Workspace:
             raise PathRefused(f"refused path {path!r}: {exc.strerror}") from None
         try:
             os.mkdir(parts[-1], 0o755, dir_fd=dir_fd)
+            self._remember_folder("/".join(parts), FOLDER_MADE)
             return True
         except FileExistsError:
             if not stat.S_ISDIR(os.lstat(parts[-1], dir_fd=dir_fd).st_mode):
@@ -313,7 +328,10 @@ class Workspace:
     def remove_folder(self, path: str) -> bool:
         """Remove an empty folder (a command removed it); False when there is none, or it still holds something
         (a folder the command could not see: ``__pycache__``)."""
-        return self._remove(path, stat.S_ISDIR, os.rmdir, OSError, journal=False)
+        removed = self._remove(path, stat.S_ISDIR, os.rmdir, OSError, journal=False)
+        if removed:
+            self._remember_folder("/".join(self._parts(path)), FOLDER_REMOVED)
+        return removed
 
     def paths(self, limit: int = 500) -> list[str]:
         """Relative paths of the workspace's files and folders (dotfiles and excluded folders left out),

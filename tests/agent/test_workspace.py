@@ -102,11 +102,27 @@ def test_undo_puts_back_a_whole_step_of_edits_and_command_changes(ws):
     ws.write_file("keep.txt", "overwritten\n")
     result = ws.run("rm old.txt; echo more >> keep.txt; mkdir -p d && echo new > d/made.txt")
     assert result.deleted == ["old.txt"] and sorted(result.changed) == ["d/made.txt", "keep.txt"]
-    assert ws.undo() == ["d/made.txt", "keep.txt", "old.txt"]
+    assert ws.undo() == ["d/", "d/made.txt", "keep.txt", "old.txt"]
     assert (ws.root / "keep.txt").read_text() == "mine\n" and (ws.root / "old.txt").read_text() == "old\n"
     assert (ws.root / "keep.txt").stat().st_mode & 0o777 == 0o755  # a file put back keeps its mode
-    assert not (ws.root / "d/made.txt").exists()
+    assert not (ws.root / "d").exists()  # the folder the command made goes with its file
     assert ws.undo() == []  # the writes before the first step are the user's: nothing to undo
+
+
+def test_undo_removes_the_folders_a_step_made_and_makes_again_those_it_removed(ws):
+    ws.write_file("build/out.log", "x")
+    (ws.root / "empty").mkdir()
+    ws.begin_change()
+    ws.run("mkdir -p docs/notes; rm -rf build; rmdir empty")
+    ws.write_file("src/pkg/a.py", "pass\n")  # an EDIT makes its parent folders too
+    assert ws.undo() == ["build/", "build/out.log", "docs/", "docs/notes/", "empty/", "src/", "src/pkg/", "src/pkg/a.py"]
+    assert sorted(p.relative_to(ws.root).as_posix() for p in ws.root.rglob("*")) == ["build", "build/out.log", "empty"]
+    assert (ws.root / "build/out.log").read_text() == "x"
+    ws.begin_change()
+    ws.run("mkdir logs")
+    (ws.root / "logs/mine.txt").write_text("the user's")  # written by hand after the step: the folder stays
+    assert ws.undo() == ["logs/ (not put back: it holds what this step did not make)"]
+    assert (ws.root / "logs/mine.txt").read_text() == "the user's"
 
 
 def test_undo_goes_back_one_step_at_a_time_and_skips_steps_without_changes(ws):
