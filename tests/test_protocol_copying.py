@@ -604,6 +604,7 @@ def test_a_stated_output_lists_the_last_outputs_lines_whole_in_order_then_ends()
     assert allowed(b"It shows: app.py, notes.txt") == {b"."}
     assert allowed(b"It shows: app.py, notes.txt.") == {b'"'}
     assert allowed(b"It shows: notes.txt") == set()  # a line left out is refused
+    assert allowed(b"It shows: app.py, notes.txt, ") == set()  # past the last line (one long token): refused, no error
     assert len(allowed(b"It says")) > 200  # any other message is the model's
 
 

@@ -554,7 +554,7 @@ class CopyBias:
         while todo:
             at, first = todo.pop()
             tail = rest[at:]
-            for j in range(first, first + 1 if whole else len(lines)):
+            for j in range(first, min(first + 1, len(lines)) if whole else len(lines)):  # whole: the next line only
                 line = lines[j]
                 if len(tail) < len(line):
                     if line.startswith(tail):
