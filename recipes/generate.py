@@ -23,7 +23,7 @@ from rusty_hf.tokenizer import generation_eos_ids
 from rusty_hf.errors import UserError, run_cli
 
 
-def reply(model, tokenizer, prompt: str, max_new_tokens: int = 96) -> str:
+def reply(model, tokenizer, prompt: str, max_new_tokens: int = 128) -> str:
     messages = [{"role": "user", "content": prompt}]
     inputs = tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt", return_dict=True)
     with torch.no_grad():
@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="outputs/tiny-sft", help="checkpoint folder (save_pretrained) or Hub id")
     parser.add_argument("--prompt", action="append", help="user message (repeatable; default: three examples)")
-    parser.add_argument("--max_new_tokens", type=int, default=96, help="generation budget per reply")
+    parser.add_argument("--max_new_tokens", type=int, default=128, help="generation budget per reply")
     parser.add_argument("--debug", action="store_true", help="show the full traceback of an error")
     return parser
 
