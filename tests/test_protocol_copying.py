@@ -647,6 +647,17 @@ def test_a_closing_training_writes_is_what_decoding_allows_and_nothing_printed_c
         assert _slot_walk("It shows: x.", targets)[0] == b"It"
 
 
+def test_training_writes_non_ascii_text_as_the_copy_slot_matches_it():
+    from rusty_hf.data.terminal.dataset import closing_message
+    from rusty_hf.protocol.actions import Action, action_json
+
+    output = "café.txt\nnotes.txt\n[exit code 0]"
+    closing = action_json({"action": "MSG", "message": closing_message(output, states_output=True)})
+    assert escape_for_json_string("It shows: café.txt, notes.txt.") in closing.encode()  # not "caf\\u00e9"
+    assert _slot_walk("It shows: café.txt, notes.txt.", copy_targets(["ls", output]).escaped()) == []
+    assert Action("CMD", command="cat café.txt").to_json() == '{"action": "CMD", "command": "cat café.txt"}'
+
+
 def test_a_closing_after_a_command_states_only_numbers_the_request_or_output_holds():
     targets = copy_targets(["how many lines in notes.txt?", "3 notes.txt\n[exit code 0]"]).escaped()
     assert _slot_walk("3 lines.", targets) == [] and _slot_walk("notes.txt has 3 lines.", targets) == []

@@ -7,7 +7,7 @@ Deterministic for a given seed, so the tokenizer corpus and later SFT data are r
         tokenizer.apply_chat_template(messages, tokenize=False)
 
 Each dialog is ``[system, user, assistant]`` in the chat-messages format (``{"role", "content"}``); the
-system message is `RUSTY_SYSTEM_PROMPT` and the assistant content is ``json.dumps`` of one action:
+system message is `RUSTY_SYSTEM_PROMPT` and the assistant content is one action's JSON (`protocol.actions.action_json`):
 ``{"action": "MSG", "message": ...}``, ``{"action": "CMD", "command": ...}`` or
 ``{"action": "EDIT", "path": ..., "content": ...}``. The shell commands are real ones (ls, grep -rn,
 cargo test, pytest -q, git status, ...) filled with varied paths and symbols.
@@ -19,6 +19,7 @@ import json
 import random
 from collections.abc import Callable
 
+from rusty_hf.protocol.actions import action_json
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
 
 Message = dict[str, str]
@@ -126,6 +127,6 @@ def synthetic_dialogs(n: int, seed: int = 0) -> list[list[Message]]:
         dialogs.append([
             {"role": "system", "content": RUSTY_SYSTEM_PROMPT},
             {"role": "user", "content": user},
-            {"role": "assistant", "content": json.dumps(action)},
+            {"role": "assistant", "content": action_json(action)},
         ])
     return dialogs

@@ -16,7 +16,6 @@ protocol and code:
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
@@ -24,6 +23,7 @@ import datasets
 
 from rusty_hf.data.dialogs import Message, synthetic_dialogs
 from rusty_hf.data.tasks import DEFAULT_ROOT, LANGUAGES, build_messages, iter_task_folders, read_task
+from rusty_hf.protocol.actions import action_json
 from rusty_hf.sandbox import require_isolation
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
 
@@ -55,7 +55,7 @@ def task_dialogs(
             continue
         edit = {"action": "EDIT", "path": f"solution{LANGUAGES[task.language]}", "content": task.solution}
         messages = build_messages(task, system_prompt=RUSTY_SYSTEM_PROMPT)
-        dialogs.append(messages + [{"role": "assistant", "content": json.dumps(edit)}])
+        dialogs.append(messages + [{"role": "assistant", "content": action_json(edit)}])
     return dialogs
 
 

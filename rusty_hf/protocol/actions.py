@@ -139,7 +139,13 @@ class Action:
         return {"action": self.action, **{field: getattr(self, field) for field in ACTION_FIELDS[self.action]}}
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict())
+        return action_json(self.to_dict())
+
+
+def action_json(action: dict) -> str:
+    """An action as Rusty writes it: JSON with non-ASCII text as itself ("café.txt", not "caf\\u00e9.txt"), the
+    form training targets take and the copy mechanism copies into (`copying.escape_for_json_string`)."""
+    return json.dumps(action, ensure_ascii=False)
 
 
 class _NonStandardConstant(Exception):

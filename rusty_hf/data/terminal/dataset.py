@@ -41,6 +41,7 @@ from rusty_hf.data.terminal.checks import RUNS, Check
 from rusty_hf.data.terminal.fixtures import Fixture, materialize, python_fixture, rust_fixture
 from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS, Case, Intent, render
 from rusty_hf.data.terminal.values import ValuePool, is_new_value
+from rusty_hf.protocol.actions import action_json
 from rusty_hf.protocol.copying import SHOWN_PREFIX, shown_lines, states_whole, tool_status
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
 
@@ -281,14 +282,14 @@ def sft_messages(request: Request, cache_dir: str | Path | None = None, states_o
     ``states_output``: a closing MSG states a short output (`closing_message`)."""
     actions = request.case.actions
     messages = [{"role": "system", "content": RUSTY_SYSTEM_PROMPT}, {"role": "user", "content": request.text},
-                {"role": "assistant", "content": json.dumps(actions[0])}]  # fmt: skip
+                {"role": "assistant", "content": action_json(actions[0])}]  # fmt: skip
     if request.multi_turn or request.closing:
         if cache_dir is None:
             raise ValueError("multi-turn dialogs carry a real command output: pass cache_dir for the fixtures")
         result = observation(request, cache_dir)
         messages.append({"role": "tool", "name": actions[0]["action"], "content": result})
         closing = actions[1] if request.multi_turn else {"action": "MSG", "message": closing_message(result, states_output)}
-        messages.append({"role": "assistant", "content": json.dumps(closing)})
+        messages.append({"role": "assistant", "content": action_json(closing)})
     return messages
 
 
