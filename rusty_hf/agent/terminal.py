@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # the heavy imports wait until the arguments are parsed: --he
 
 QUANTIZATIONS = ("none", "int8", "4bit")  # rusty_hf.inference.QUANTIZATIONS, without importing torch
 QUIT = {":q", ":quit", "exit", "quit"}
-HELP = (":dry toggle dry-run | :undo put back the files the last reply changed | :clear new conversation"
+HELP = (":dry toggle dry-run | :undo put back what the last reply changed | :clear new conversation"
         " | :help this text | :q or exit quit")
 DEFAULT_HISTORY = "~/.rusty_terminal_history"
 
