@@ -215,8 +215,17 @@ def sft_cpu_speed(root: Path) -> str:
             + table(["case", "real tok/s", "train loss", f"time for the same tokens (x {reference})"], rows, {1, 2, 3}))
 
 
+def grpo_step_cpu(root: Path) -> str:
+    d = load(root, "grpo_step_cpu.json")
+    rows = [[part, num(d["parts_s"][part], 3), f"{d['parts_share'][part]:.1%}"] for part in d["parts_s"]]
+    rows.append(["the step", num(d["seconds_per_step"], 3), f"{d['rollouts_per_s']:.2f} rollouts/s"])
+    return (caption("benchmarks/results/grpo_step_cpu.json", f"`{d['command']}`",
+                    f"mean of {d['steps']} steps after {d['warmup_steps']} of warm-up")
+            + table(["part", "s/step", "share"], rows, {1, 2}))
+
+
 CPU_TABLES: dict[str, Callable[[Path], str]] = {
-    "cpu-parts": cpu_parts, "sft-cpu-speed": sft_cpu_speed,
+    "cpu-parts": cpu_parts, "sft-cpu-speed": sft_cpu_speed, "grpo-step-cpu": grpo_step_cpu,
     "quickstart-floors": quickstart_floors, "model-speed": model_speed, "rewards-speed": rewards_speed,
     "sandbox-overhead": sandbox_overhead, "parser-cost": parser_cost, "inference": inference,
     "constrained-decoding": constrained_decoding, "terminal-hacks": terminal_hacks,

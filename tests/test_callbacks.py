@@ -169,6 +169,16 @@ def test_add_rl_callbacks_attaches_what_the_config_enables():
     assert added[3].reward_names == ["execution_reward"]
 
 
+def test_add_rl_callbacks_attaches_the_step_split_when_asked():
+    from rusty_hf.trainers import StepSplitCallback
+
+    methods = {name: (lambda *a, **k: None) for name in ("_generate", "_calculate_rewards", "_generate_and_score_completions")}
+    trainer = fake_trainer(**methods)
+    added = add_rl_callbacks(trainer, RLCallbacksConfig(training_log=False, plot_curves=False, log_step_split=True))
+    assert [type(c) for c in added] == [StepSplitCallback]
+    assert add_rl_callbacks(fake_trainer(**methods), RLCallbacksConfig(training_log=False, plot_curves=False)) == []
+
+
 def test_early_stopping_on_a_sharded_model_keeps_the_last_weights_and_says_so(caplog):
     trainer = fake_trainer(is_fsdp_enabled=True, is_world_process_zero=lambda: True)
     with caplog.at_level("WARNING", logger="rusty_hf.trainers.callbacks"):

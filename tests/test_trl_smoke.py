@@ -75,3 +75,39 @@ def test_grpo_trainer_steps_with_kl_to_a_reference_change_parameters(checkpoint,
     logs = [log for log in trainer.state.log_history if "reward" in log]
     assert len(logs) == 2 and all("kl" in log for log in logs)
     assert _changed(model, before)
+
+
+def test_the_step_split_times_trls_own_methods_and_adds_up_to_the_step(checkpoint, tiny_tokenizer, tmp_path):
+    import time
+
+    from rusty_hf.trainers import StepSplitCallback
+
+    model = AutoModelForCausalLM.from_pretrained(checkpoint)
+    data = Dataset.from_list([{"prompt": [{"role": "user", "content": "list files"}]}] * 8)
+
+    def slow_reward(completions, **kwargs):  # a reward that takes a known time: its part is at least that
+        time.sleep(0.05)
+        return [0.0] * len(completions)
+
+    args = GRPOConfig(
+        output_dir=str(tmp_path / "grpo"), max_steps=2, per_device_train_batch_size=4, num_generations=4,
+        max_completion_length=8, logging_steps=1, report_to="none", use_cpu=True, save_strategy="no",
+    )
+    trainer = GRPOTrainer(model=model, reward_funcs=slow_reward, args=args, train_dataset=data, processing_class=tiny_tokenizer)
+    trainer.add_callback(StepSplitCallback(trainer))
+    trainer.train()
+    logs = [log for log in trainer.state.log_history if "time/step_s" in log]
+    assert len(logs) == 2
+    for log in logs:
+        parts = [log[f"time/{p}_s"] for p in ("generation", "reward", "scoring", "update")]
+        assert all(p >= 0 for p in parts) and log["time/generation_s"] > 0 and log["time/update_s"] > 0
+        assert log["time/reward_s"] >= 0.05
+        assert sum(parts) == pytest.approx(log["time/step_s"], rel=1e-6)  # the parts are the whole step
+        assert log["rollouts_per_s"] == pytest.approx(4 / log["time/step_s"], rel=1e-6)  # 4 completions a step
+
+
+def test_the_step_split_refuses_a_trainer_without_the_timed_methods():
+    from rusty_hf.trainers import StepSplitCallback
+
+    with pytest.raises(TypeError, match="leave log_step_split off"):
+        StepSplitCallback(object())

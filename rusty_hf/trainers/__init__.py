@@ -26,6 +26,7 @@ from rusty_hf.trainers.curriculum import (
 )
 from rusty_hf.trainers.ppo import PPOConfig, PPOTrainer
 from rusty_hf.trainers.reward_guard import RewardGuard, guard_reward_funcs
+from rusty_hf.trainers.step_split import StepSplitCallback
 from rusty_hf.trainers.training_log import TrainingCurvesCallback, TrainingLogCallback, plot_training_curves
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "RLCallbacksConfig",
     "RewardEarlyStoppingCallback",
     "RewardGuard",
+    "StepSplitCallback",
     "TrainingCurvesCallback",
     "TrainingLogCallback",
     "add_rl_callbacks",

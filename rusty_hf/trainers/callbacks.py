@@ -28,6 +28,7 @@ from transformers import TrainerCallback, TrainerControl, TrainerState, Training
 from rusty_hf.training.arguments import RLCallbacksConfig
 from rusty_hf.trainers.curriculum import CurriculumCallback
 from rusty_hf.trainers.log_records import is_train_log, record_metric
+from rusty_hf.trainers.step_split import StepSplitCallback
 from rusty_hf.trainers.training_log import TrainingCurvesCallback, TrainingLogCallback
 from rusty_hf.training.sharding import is_sharded
 
@@ -256,6 +257,8 @@ def add_rl_callbacks(trainer: Any, config: RLCallbacksConfig) -> list[TrainerCal
         callbacks.append(TrainingLogCallback(reward_names=getattr(trainer, "reward_func_names", None)))
     if config.plot_curves:
         callbacks.append(TrainingCurvesCallback())
+    if config.log_step_split:
+        callbacks.append(StepSplitCallback(trainer))
     for callback in callbacks:
         trainer.add_callback(callback)
     return callbacks

@@ -184,6 +184,11 @@ class RLCallbacksConfig:
     entropy_coef_floor: float = field(default=0.0, metadata={"help": "Lowest entropy_coef the decay reaches."})
     training_log: bool = field(default=True, metadata={"help": "Write rl_training.log (CSV) to output_dir."})
     plot_curves: bool = field(default=True, metadata={"help": "Save training_curves.png to output_dir at the end."})
+    log_step_split: bool = field(
+        default=False,
+        metadata={"help": "GRPO/RLOO/PPO: log each step's time in generation, reward, scoring and update and rollouts/s "
+                  "(rusty_hf.trainers.step_split; synchronizes CUDA at each boundary: for measuring)."},
+    )
 
     def __post_init__(self):
         if self.early_stopping_patience is not None and self.early_stopping_patience < 1:
