@@ -36,12 +36,16 @@ def split_of(log_history: list[dict], warmup: int) -> dict:
     if not steps:
         raise SystemExit(f"no step after the {warmup} warm-up steps logged a split: raise --steps, or check that the "
                          "recipe ran with log_step_split (its log is above)")
-    mean = {key: sum(log[key] for log in steps) / len(steps) for key in [f"time/{p}_s" for p in (*PARTS, "step")] + ["rollouts_per_s"]}
+    mean = {key: sum(log[key] for log in steps) / len(steps) for key in [f"time/{p}_s" for p in (*PARTS, "step")]}
+    rollouts = sum(log["rollouts"] for log in steps)
+    if not rollouts:
+        raise SystemExit(f"none of the {len(steps)} steps after warm-up generated: TRL generates once every "
+                         "steps_per_generation x num_iterations steps; raise --steps to a multiple of that")
     step_s = mean["time/step_s"]
     return {"steps": len(steps), "seconds_per_step": round(step_s, 4),
             "parts_s": {p: round(mean[f"time/{p}_s"], 4) for p in PARTS},
             "parts_share": {p: round(mean[f"time/{p}_s"] / step_s, 4) for p in PARTS},
-            "rollouts_per_s": round(mean["rollouts_per_s"], 3)}  # fmt: skip
+            "rollouts_per_s": round(rollouts / (step_s * len(steps)), 3)}  # completions over time, all steps  # fmt: skip
 
 
 def table(result: dict) -> str:
@@ -60,16 +64,17 @@ def main() -> None:
     recipe_args = [a for a in args.recipe_args if a != "--"]
     import torch
 
-    device = "cuda" if torch.cuda.is_available() else "cpu"
+    overrides = ["--max_steps", str(args.warmup + args.steps), "--logging_steps", "1", "--log_step_split", "true",
+                 "--save_strategy", "no", "--report_to", "none", "--plot_curves", "false"]  # last: they win
     with tempfile.TemporaryDirectory() as out:
-        command = [sys.executable, str(REPO / "recipes/grpo.py"), *recipe_args, "--output_dir", out,
-                   "--max_steps", str(args.warmup + args.steps), "--logging_steps", "1", "--log_step_split", "true",
-                   "--save_strategy", "no", "--report_to", "none", "--plot_curves", "false"]  # fmt: skip
+        command = [sys.executable, str(REPO / "recipes/grpo.py"), *recipe_args, "--output_dir", out, *overrides]
         start = time.perf_counter()
         subprocess.run(command, check=True, cwd=REPO, env={**os.environ, "TOKENIZERS_PARALLELISM": "false"})
         wall = time.perf_counter() - start
         state = json.loads((Path(out) / "trainer_state.json").read_text())
-    result = {"device": device, "torch": torch.__version__, "command": " ".join(["recipes/grpo.py", *recipe_args]),
+        trained = torch.load(Path(out) / "training_args.bin", weights_only=False)  # where the recipe ran, not this process
+    device = "cpu" if trained.use_cpu or not torch.cuda.is_available() else "cuda"
+    result = {"device": device, "torch": torch.__version__, "command": " ".join(["recipes/grpo.py", *recipe_args, *overrides[:6]]),
               "warmup_steps": args.warmup, "process_wall_s": round(wall, 1), **split_of(state["log_history"], args.warmup)}
     print(table(result))
     path = args.output or REPO / "benchmarks/results" / f"grpo_step_{device}.json"

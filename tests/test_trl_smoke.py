@@ -103,7 +103,26 @@ def test_the_step_split_times_trls_own_methods_and_adds_up_to_the_step(checkpoin
         assert all(p >= 0 for p in parts) and log["time/generation_s"] > 0 and log["time/update_s"] > 0
         assert log["time/reward_s"] >= 0.05
         assert sum(parts) == pytest.approx(log["time/step_s"], rel=1e-6)  # the parts are the whole step
-        assert log["rollouts_per_s"] == pytest.approx(4 / log["time/step_s"], rel=1e-6)  # 4 completions a step
+        assert log["rollouts"] == 4 and log["rollouts_per_s"] == pytest.approx(4 / log["time/step_s"], rel=1e-6)
+
+
+def test_the_rollout_rate_is_completions_over_time_when_a_generation_serves_several_steps(checkpoint, tiny_tokenizer, tmp_path):
+    from rusty_hf.trainers import StepSplitCallback
+
+    model = AutoModelForCausalLM.from_pretrained(checkpoint)
+    data = Dataset.from_list([{"prompt": [{"role": "user", "content": "list files"}]}] * 8)
+    args = GRPOConfig(
+        output_dir=str(tmp_path / "grpo"), max_steps=4, per_device_train_batch_size=4, num_generations=4,
+        steps_per_generation=2, max_completion_length=8, logging_steps=4, report_to="none", use_cpu=True,
+        save_strategy="no",
+    )  # one generation of 8 completions serves two steps; one log over all four
+    trainer = GRPOTrainer(model=model, reward_funcs=lambda completions, **k: [0.0] * len(completions), args=args,
+                          train_dataset=data, processing_class=tiny_tokenizer)  # fmt: skip
+    trainer.add_callback(StepSplitCallback(trainer))
+    trainer.train()
+    (log,) = [log for log in trainer.state.log_history if "time/step_s" in log]
+    assert log["rollouts"] == pytest.approx(16 / 4)  # 16 completions over 4 steps, as TRL averages a log
+    assert log["rollouts_per_s"] == pytest.approx(16 / (4 * log["time/step_s"]), rel=1e-6)
 
 
 def test_the_step_split_refuses_a_trainer_without_the_timed_methods():

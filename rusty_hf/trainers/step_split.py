@@ -9,9 +9,11 @@ in a GRPO, RLOO or PPO recipe; ``benchmarks/grpo_step.py`` reads it back):
 - ``time/scoring_s``: the rest of ``_generate_and_score_completions`` (tokenising, the old policy's and the
   reference model's log-probs, advantages);
 - ``time/update_s``: the rest of the optimizer step (the loss's forward and backward, clipping, the optimizer);
-- ``time/step_s`` and ``rollouts_per_s`` (completions generated over the step's time).
+- ``time/step_s``; ``rollouts``, the completions generated in the step, summed over processes (TRL generates once
+  every ``steps_per_generation`` x ``num_iterations`` steps: the steps between generate none);
+- ``rollouts_per_s``: the completions of the log's steps over their time (not a mean of per-step rates).
 
-Each is per optimizer step, averaged over the steps of a log like TRL's own metrics. On CUDA each boundary
+Each other value is per optimizer step, averaged over the steps of a log like TRL's own metrics. On CUDA each boundary
 synchronizes the device (a few syncs per step), so the times are the device's and not the launch queue's: a
 measuring tool, off by default.
 """
@@ -49,6 +51,7 @@ class StepSplitCallback(TrainerCallback):
         self.spent: dict[str, float] = dict.fromkeys(TIMED.values(), 0.0)
         self.completions = 0
         self._start = 0.0
+        self._window = [0.0, 0.0]  # completions and seconds since the last log: rollouts_per_s is their ratio
         for name, bucket in TIMED.items():
             setattr(trainer, name, self._timed(getattr(trainer, name), bucket))
 
@@ -83,7 +86,21 @@ class StepSplitCallback(TrainerCallback):
                  "update": max(step - spent["generate_and_score"], 0.0), "step": step}  # fmt: skip
         for name, seconds in split.items():
             record_metric(self.trainer, f"time/{name}_s", seconds)
-        record_metric(self.trainer, "rollouts_per_s", self.completions / step if step > 0 else 0.0)
+        completions = self._all_processes(self.completions)
+        record_metric(self.trainer, "rollouts", completions)
+        self._window = [self._window[0] + completions, self._window[1] + step]
+        rate = self._window[0] / self._window[1] if self._window[1] > 0 else 0.0
+        record_metric(self.trainer, "rollouts_per_s", rate, replace=True)  # the window's total, not a mean of rates
+
+    def on_log(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, logs=None, **kwargs):
+        self._window = [0.0, 0.0]
+
+    def _all_processes(self, count: int) -> float:
+        """``count`` summed over the processes of a distributed run (each generates its share of the completions)."""
+        accelerator = getattr(self.trainer, "accelerator", None)
+        if accelerator is None or accelerator.num_processes <= 1:
+            return float(count)
+        return float(accelerator.reduce(torch.tensor(float(count), device=accelerator.device), reduction="sum").item())
 
 
 __all__ = ["StepSplitCallback", "TIMED"]
