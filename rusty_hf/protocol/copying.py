@@ -533,28 +533,30 @@ class CopyBias:
         and the string's end. With ``whole`` every line, from the first (the form training writes); otherwise which
         lines is the model's. None where ``rest`` has left that form (the model wrote "It showsX" in one token)."""
         lead = SHOWN_PREFIX[len(_SHOWN_MARK) :].encode()  # b": "
+        if whole:  # one message, as training writes it: the model may only go on with it
+            full = lead + b", ".join(lines) + (b"" if lines[-1].endswith(_SENTENCE_ENDS) else b".")
+            if full.startswith(rest):
+                return self._forced(full[len(rest) :])
+            return [] if rest.startswith(lead) or lead.startswith(rest) else None
         if len(rest) < len(lead):
             if not lead.startswith(rest):
                 return None
             if not lines:
                 return sorted(self.ending_tokens[b'"'])  # nothing was printed: the message ends as it is
-            return sorted({t for line in lines[: 1 if whole else None] for t in self._tokens_starting(lead[len(rest) :] + line, self._all)})
+            return sorted({t for line in lines for t in self._tokens_starting(lead[len(rest) :] + line, self._all)})
         if not rest.startswith(lead):
             return None
         rest = rest[len(lead) :]
 
         def ends(j: int) -> list[bytes]:  # what may follow the whole line j
-            last = b'"' if lines[j].endswith(_SENTENCE_ENDS) else b'."'
-            if whole:
-                return [b", " + lines[j + 1]] if j + 1 < len(lines) else [last]
-            return [last, *(b", " + line for line in lines[j + 1 :])]
+            return [b'"' if lines[j].endswith(_SENTENCE_ENDS) else b'."', *(b", " + line for line in lines[j + 1 :])]
 
         continuations: set[bytes] = set()
         todo = [(0, 0)]  # (where an item starts in rest, the first line it may be)
         while todo:
             at, first = todo.pop()
             tail = rest[at:]
-            for j in range(first, min(first + 1, len(lines)) if whole else len(lines)):  # whole: the next line only
+            for j in range(first, len(lines)):
                 line = lines[j]
                 if len(tail) < len(line):
                     if line.startswith(tail):
