@@ -222,6 +222,23 @@ def test_the_closing_message_states_the_status():
     assert closing_message("[exit code 3]\nmore output\n[exit code 0]") == "Done."
 
 
+def test_sessions_that_state_outputs_answer_every_command_with_what_it_showed(fixture_cache):
+    """With the closings that state an output, a session's earlier turn may be any command that leaves the work dir
+    as it is; a long output is closed by the facts its case names ("On branch main. Modified: notes.txt. ...")."""
+    sessions = training_sessions(120, seed=2, states_output=True)
+    earlier = [r for s in sessions for r in s[:-1]]
+    assert {"git_status", "count_lines", "run_py_tests"} <= {r.intent for r in earlier}
+    assert not {"git_status", "count_lines"} & {r.intent for s in training_sessions(120, seed=2) for r in s[:-1]}
+    status = next(r for r in earlier if r.intent == "git_status")
+    messages = sft_messages(status, fixture_cache, states_output=True)
+    facts = status.fixture.facts
+    assert len(messages[3]["content"].splitlines()) > 10  # too long to state whole: "Done." without the case's closing
+    assert json.loads(messages[4]["content"])["message"] == (
+        f"On branch main. Modified: {', '.join(facts['modified'])}. New, untracked: {', '.join(facts['untracked'])}.")
+    assert all(name in messages[3]["content"] for name in facts["modified"] + facts["untracked"])  # what it showed
+    assert json.loads(sft_messages(status, fixture_cache)[4]["content"])["message"] == "Done."  # the status without
+
+
 def test_rows_rebuild_their_fixture(heldout):
     from rusty_hf.data.terminal.dataset import fixture_from_row
 

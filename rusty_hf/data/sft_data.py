@@ -65,7 +65,8 @@ def terminal_dialogs(n: int, seed: int = 0, multi_turn_share: float = 0.2, cache
     """``n`` training-split terminal requests as dialogs; multi-turn ones (and ``closing_share`` of the
     single-turn actions, which end with a closing MSG) carry the real command output. ``session_share`` x ``n``
     sessions (`training_sessions`: 3-6 requests in a row on one work dir) come beside them. ``closing_states_output``:
-    a closing MSG states a short output instead of "Done." (`closing_message`).
+    a closing MSG states a short output instead of "Done." (`closing_message`), or what its case's ``closing`` says
+    a long one shows, and a session may answer any command so.
 
     The outputs are sandbox runs of the reference commands on the materialized fixtures (cached per
     fixture and command), ``workers`` at a time.
@@ -77,7 +78,7 @@ def terminal_dialogs(n: int, seed: int = 0, multi_turn_share: float = 0.2, cache
     if multi_turn_share or closing_share or session_share:  # commands will run in the sandbox: without bubblewrap, one line now
         require_isolation()
     requests = training_requests(n, seed=seed, multi_turn_share=multi_turn_share, closing_share=closing_share)
-    sessions = training_sessions(round(n * session_share), seed=seed) if session_share else []
+    sessions = training_sessions(round(n * session_share), seed=seed, states_output=closing_states_output) if session_share else []
     with ThreadPoolExecutor(max_workers=workers) as pool:
         rows = list(pool.map(lambda r: sft_messages(r, cache_dir, closing_states_output), requests))
         return rows + list(pool.map(lambda s: session_messages(s, cache_dir, closing_states_output), sessions))

@@ -17,6 +17,7 @@ from rusty_hf.data.terminal.excess import other_lines, other_names
 from rusty_hf.data.terminal.fixtures import GIT_ENV, Fixture, workspace_paths
 from rusty_hf.data.terminal.intents import Case, cmd, edit, intent
 from rusty_hf.data.terminal.run_checks import (
+    changes_stated,
     committed,
     last_commit_excess,
     script_check,
@@ -40,7 +41,8 @@ def _cargo(fx: Fixture, *groups: tuple[str, ...], none_of: tuple[str, ...] = ())
 
 @intent("run_py_tests", "python", phrasings.RUN_PY_TESTS)
 def run_py_tests(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    return Case({}, (cmd("python3 -m unittest"),), test_summary(fx))
+    tests, failing = fx.facts["tests"], fx.facts["failing_test"]
+    return Case({}, (cmd("python3 -m unittest"),), test_summary(fx), closing=f"Ran {len(tests)} tests: {failing} fails.")
 
 
 @intent("run_rust_tests", "rust", phrasings.RUN_RUST_TESTS)
@@ -60,7 +62,11 @@ def cargo_check(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 
 @intent("git_status", "python", phrasings.GIT_STATUS)
 def git_status(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    return Case({}, (cmd("git status"),), status_check(fx))
+    return Case({}, (cmd("git status"),), status_check(fx), closing=f"On branch main. {changes_stated(fx)}")
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 @intent("git_diff", "python", phrasings.GIT_DIFF)
@@ -68,7 +74,7 @@ def git_diff(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     modified = fx.facts["modified"]
     check = Check("output", all_of=(one("+" + fx.facts["added_line"]),), none_of=other_lines(fx, keep=set(modified)),
                   no_names=other_names(fx, modified, among=committed(fx)))  # fmt: skip
-    return Case({}, (cmd("git diff"),), check)
+    return Case({}, (cmd("git diff"),), check, closing=_sentence(f"{', '.join(modified)} gained a line: {fx.facts['added_line']}"))
 
 
 @intent("git_log", "python", phrasings.GIT_LOG)
@@ -85,7 +91,8 @@ def git_log(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 def git_show(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     files = fx.facts["commit_files"][-1]
     check = Check("output", all_of=(one(fx.facts["subjects"][-1]), *(one(f) for f in files)), none_of=last_commit_excess(fx))
-    return Case({}, (cmd("git show --stat HEAD"),), check)
+    closing = f"It changed {', '.join(files)}."  # the files (its subject is `last_commit`'s answer)
+    return Case({}, (cmd("git show --stat HEAD"),), check, closing=closing)
 
 
 @intent("current_branch", "python", phrasings.CURRENT_BRANCH)

@@ -173,15 +173,18 @@ def training_requests(n: int, seed: int = 0, intents: Iterable[str] | None = Non
     return out
 
 
-def training_sessions(n: int, seed: int = 0, intents: Iterable[str] | None = None) -> list[list[Request]]:
+def training_sessions(n: int, seed: int = 0, intents: Iterable[str] | None = None, states_output: bool = False
+                      ) -> list[list[Request]]:  # fmt: skip
     """``n`` training sessions: 3-6 training requests in a row on one anchor fixture (Python), as a user types
-    them into `rusty-terminal`. A turn that is not the session's last is answered to the end (a MSG-only intent,
-    a multi-turn one, or one of ``CLOSING_INTENTS`` closed by its status), so the next request follows a
-    finished answer; only the last turn may change the work dir (``WRITE_INTENTS``) or stop at its action."""
+    them into `rusty-terminal`. A turn that is not the session's last is answered to the end, so the next request
+    follows a finished answer: a MSG-only intent, a multi-turn one, or one of ``CLOSING_INTENTS`` closed by its
+    status; with ``states_output`` (the closings `sft_messages` writes with it) any command, closed by its case's
+    ``closing``, its short output stated whole, or its status. Only the last turn may change the work dir
+    (``WRITE_INTENTS``) or stop at its action."""
     catalogue = all_intents()
     names = [k for k in (intents or catalogue) if k not in HELD_OUT_INTENTS and catalogue[k].fixture == "python"]
     answered = [k for k in names if k not in WRITE_INTENTS
-                and (catalogue[k].multi_turn or k in CLOSING_INTENTS or k in _MSG_INTENTS)]  # fmt: skip
+                and (states_output or catalogue[k].multi_turn or k in CLOSING_INTENTS or k in _MSG_INTENTS)]  # fmt: skip
     rng = random.Random(f"sessions/{seed}")  # its own stream: the single rows stay what they were
     out = []
     for _ in range(n):
@@ -288,7 +291,8 @@ def sft_messages(request: Request, cache_dir: str | Path | None = None, states_o
             raise ValueError("multi-turn dialogs carry a real command output: pass cache_dir for the fixtures")
         result = observation(request, cache_dir)
         messages.append({"role": "tool", "name": actions[0]["action"], "content": result})
-        closing = actions[1] if request.multi_turn else {"action": "MSG", "message": closing_message(result, states_output)}
+        stated = request.case.closing if states_output and request.case.closing else closing_message(result, states_output)
+        closing = actions[1] if request.multi_turn else {"action": "MSG", "message": stated}
         messages.append({"role": "assistant", "content": action_json(closing)})
     return messages
 

@@ -42,6 +42,9 @@ class Case:
     first: Check
     final: Check | None = None
     args: tuple[str, ...] = ()
+    # A single-turn command's closing MSG where its output is too long to state whole (`closing_message` would say
+    # "Done."): the facts a user asked for, as the output shows them ("Modified: notes.txt. ..." after `git status`)
+    closing: str | None = None
 
 
 @dataclass(frozen=True)

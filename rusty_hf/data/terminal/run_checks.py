@@ -38,6 +38,11 @@ def status_check(fx: Fixture) -> Check:
                  no_names=other_names(fx, changed, among=committed(fx)))  # fmt: skip
 
 
+def changes_stated(fx: Fixture) -> str:
+    """What changed since the last commit, as a closing MSG states it (`what_changed`, `git_status`)."""
+    return f"Modified: {', '.join(fx.facts['modified'])}. New, untracked: {', '.join(fx.facts['untracked'])}."
+
+
 def last_commit_excess(fx: Fixture) -> tuple[str, ...]:
     """Beside the last commit: the older subjects, and the lines of files it did not touch (its patch may show)."""
     return (*fx.facts["subjects"][:-1], *other_lines(fx, keep=set(fx.facts["commit_files"][-1])))
