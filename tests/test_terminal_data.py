@@ -237,6 +237,10 @@ def test_sessions_that_state_outputs_answer_every_command_with_what_it_showed(fi
         f"On branch main. Modified: {', '.join(facts['modified'])}. New, untracked: {', '.join(facts['untracked'])}.")
     assert all(name in messages[3]["content"] for name in facts["modified"] + facts["untracked"])  # what it showed
     assert json.loads(sft_messages(status, fixture_cache)[4]["content"])["message"] == "Done."  # the status without
+    # a command a multi-turn intent runs too closes as that intent does: `wc -l` says "3 lines." as `how_long` does
+    count = next(r for r in earlier if r.intent == "count_lines")
+    n = count.fixture.tree_files()[count.case.args[0]].count("\n")
+    assert json.loads(sft_messages(count, fixture_cache, states_output=True)[4]["content"])["message"] == f"{n} lines."
 
 
 def test_rows_rebuild_their_fixture(heldout):

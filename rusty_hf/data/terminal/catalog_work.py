@@ -29,8 +29,9 @@ from rusty_hf.data.terminal.values import ValuePool
 
 @intent("run_script", "python", phrasings.RUN_SCRIPT)
 def run_script(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    script = fx.facts["script"]
-    return Case({"script": script}, (cmd(f"python3 {script}"),), script_check(fx), args=(script,))
+    script = fx.facts["script"]  # closed as `script_prints` closes the same run
+    return Case({"script": script}, (cmd(f"python3 {script}"),), script_check(fx), args=(script,),
+                closing=f"It prints: {fx.facts['script_output']}")
 
 
 def _cargo(fx: Fixture, *groups: tuple[str, ...], none_of: tuple[str, ...] = ()) -> Check:

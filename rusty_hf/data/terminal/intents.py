@@ -42,8 +42,9 @@ class Case:
     first: Check
     final: Check | None = None
     args: tuple[str, ...] = ()
-    # A single-turn command's closing MSG where its output is too long to state whole (`closing_message` would say
-    # "Done."): the facts a user asked for, as the output shows them ("Modified: notes.txt. ..." after `git status`)
+    # A single-turn command's closing MSG, where `closing_message`'s would not do: the facts of an output too long to
+    # state whole ("Modified: notes.txt. ..." after `git status`, not "Done."), or the form a multi-turn intent
+    # closes the same command with ("3 lines." after `wc -l`, as `how_long` says it)
     closing: str | None = None
 
 
