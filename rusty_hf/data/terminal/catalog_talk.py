@@ -25,6 +25,7 @@ from rusty_hf.data.terminal.run_checks import (
     changes_stated,
     last_commit_excess,
     script_check,
+    script_stated,
     status_check,
     test_summary,
 )
@@ -134,7 +135,7 @@ def last_commit(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 @intent("script_prints", "python", phrasings.SCRIPT_PRINTS, multi_turn=True)
 def script_prints(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     script, out = fx.facts["script"], fx.facts["script_output"]
-    return _episode(f"python3 {script}", script_check(fx), f"It prints: {out}", Check("msg", all_of=(one(out),)),
+    return _episode(f"python3 {script}", script_check(fx), script_stated(fx), Check("msg", all_of=(one(out),)),
                     {"script": script}, (script,))  # fmt: skip
 
 

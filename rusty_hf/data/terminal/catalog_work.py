@@ -21,6 +21,7 @@ from rusty_hf.data.terminal.run_checks import (
     committed,
     last_commit_excess,
     script_check,
+    script_stated,
     status_check,
     test_summary,
 )
@@ -30,8 +31,7 @@ from rusty_hf.data.terminal.values import ValuePool
 @intent("run_script", "python", phrasings.RUN_SCRIPT)
 def run_script(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     script = fx.facts["script"]  # closed as `script_prints` closes the same run
-    return Case({"script": script}, (cmd(f"python3 {script}"),), script_check(fx), args=(script,),
-                closing=f"It prints: {fx.facts['script_output']}")
+    return Case({"script": script}, (cmd(f"python3 {script}"),), script_check(fx), args=(script,), closing=script_stated(fx))
 
 
 def _cargo(fx: Fixture, *groups: tuple[str, ...], none_of: tuple[str, ...] = ()) -> Check:
@@ -66,16 +66,12 @@ def git_status(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     return Case({}, (cmd("git status"),), status_check(fx), closing=f"On branch main. {changes_stated(fx)}")
 
 
-def _sentence(text: str) -> str:
-    return text if text.endswith((".", "!", "?")) else text + "."
-
-
 @intent("git_diff", "python", phrasings.GIT_DIFF)
 def git_diff(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     modified = fx.facts["modified"]
     check = Check("output", all_of=(one("+" + fx.facts["added_line"]),), none_of=other_lines(fx, keep=set(modified)),
                   no_names=other_names(fx, modified, among=committed(fx)))  # fmt: skip
-    return Case({}, (cmd("git diff"),), check, closing=_sentence(f"{', '.join(modified)} gained a line: {fx.facts['added_line']}"))
+    return Case({}, (cmd("git diff"),), check, closing=f"{', '.join(modified)} gained a line: {fx.facts['added_line']}.")  # a phrase: no end mark
 
 
 @intent("git_log", "python", phrasings.GIT_LOG)

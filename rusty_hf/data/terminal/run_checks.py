@@ -38,6 +38,11 @@ def status_check(fx: Fixture) -> Check:
                  no_names=other_names(fx, changed, among=committed(fx)))  # fmt: skip
 
 
+def script_stated(fx: Fixture) -> str:
+    """What the fixture's script printed, as a closing MSG states it (`script_prints`, `run_script`)."""
+    return f"It prints: {fx.facts['script_output']}"
+
+
 def changes_stated(fx: Fixture) -> str:
     """What changed since the last commit, as a closing MSG states it (`what_changed`, `git_status`)."""
     return f"Modified: {', '.join(fx.facts['modified'])}. New, untracked: {', '.join(fx.facts['untracked'])}."
