@@ -130,9 +130,10 @@ def test_a_file_check_sees_every_change(training, fixture_cache):
     request = _one(training, "create_file")
     root = materialize(request.fixture, fixture_cache)
     path, text = request.case.slots["file"], request.case.slots["text"]
-    assert judge(request.case.first, Action("CMD", command=f"echo '{text}' > {path}"), root).ok  # any action that does it
+    write = f"mkdir -p $(dirname {path}) && echo '{text}' > {path}"  # a new file may go into a new folder
+    assert judge(request.case.first, Action("CMD", command=write), root).ok  # any action that does it
     assert not judge(request.case.first, Action("EDIT", path=path, content="something else\n"), root).ok
-    clobber = Action("CMD", command=f"echo '{text}' > {path} && rm README.md")
+    clobber = Action("CMD", command=f"{write} && rm README.md")
     assert not judge(request.case.first, clobber, root).ok  # the right file, but something else changed
 
 

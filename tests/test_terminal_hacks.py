@@ -165,12 +165,12 @@ def test_a_git_question_is_judged_by_its_fact(cache):
 
 def test_the_excess_is_what_the_request_did_not_ask_for():
     fx = python_fixture(ValuePool("train", seed=5))
-    files = fx.tree_files()
-    lines = other_lines(fx, keep={"notes.txt"})
-    assert not [line for line in lines if line in files["notes.txt"]]
+    files, notes = fx.tree_files(), fx.facts["modified"][0]  # the notes file (`notes.txt`, `NOTES.md`, ...)
+    lines = other_lines(fx, keep={notes})
+    assert not [line for line in lines if line in files[notes]]
     assert [line for line in lines if line in files["README.md"]] and "build/" not in lines  # a bare name is no line
     hits = other_lines(fx, needle="TODO")
     assert f"# TODO: {fx.facts['todo']}" not in hits and [line for line in hits if line in files[fx.facts["todo_file"]]]
     init = f"{fx.facts['package']}/__init__.py"
     named = other_names(fx, {init})
-    assert "tests/__init__.py" in named and "notes.txt" in named and "__init__.py" not in named  # same base name: the path
+    assert "tests/__init__.py" in named and notes in named and "__init__.py" not in named  # same base name: the path

@@ -107,38 +107,50 @@ def commit_count(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     return Case({}, (cmd("git rev-list --count HEAD"),), check)
 
 
-def _txt_file(fx: Fixture, rng: random.Random) -> str:
-    """One of the work dir's text files (``.txt``)."""
-    return rng.choice(sorted(p for p in visible(fx) if p.endswith(".txt")))
+def _txt_file(fx: Fixture, rng: random.Random, exts: tuple[str, ...] = (".txt", ".md")) -> str:
+    """One of the work dir's files ending in ``exts``: the notes, the README, a scratch file (an argument that was
+    always ``notes.txt`` taught the model to edit notes.txt whatever the request named)."""
+    return rng.choice(sorted(p for p in visible(fx) if p.endswith(exts)))
 
 
-def _new_txt(fx: Fixture, pool: ValuePool, ext: str = ".txt") -> str:
-    """A text file the work dir does not hold yet."""
-    path = f"{pool.module()}{ext}"
+def _new_txt(fx: Fixture, pool: ValuePool, ext: str = ".txt", folder: str = "") -> str:
+    """A text file the work dir does not hold yet (in ``folder``)."""
+    path = f"{folder}{pool.module()}{ext}"
     while path in fx.tree_files():
-        path = f"{pool.module()}{ext}"
+        path = f"{folder}{pool.module()}{ext}"
     return path
+
+
+def _copy_pair(fx: Fixture, rng: random.Random, pool: ValuePool) -> tuple[str, str]:
+    """A file to copy or move (text, data or a script) and a new name beside it with its extension."""
+    path = _txt_file(fx, rng, (".txt", ".md", ".txt", ".csv", ".py") if rng.random() < 0.4 else (".txt",))
+    folder, _, name = path.rpartition("/")
+    return path, _new_txt(fx, pool, "." + name.rsplit(".", 1)[1], folder + "/" if folder else "")
 
 
 @intent("copy_file", "python", phrasings.COPY_FILE)
 def copy_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    path = _txt_file(fx, rng)
-    dest = _new_txt(fx, pool)
+    path, dest = _copy_pair(fx, rng, pool)
     check = Check("files", files=((dest, fx.tree_files()[path]),))
     return Case({"file": path, "dest": dest}, (cmd(f"cp {path} {dest}"),), check, args=(path, dest))
 
 
 @intent("rename_file", "python", phrasings.RENAME_FILE)
 def rename_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    path = _txt_file(fx, rng)
-    dest = _new_txt(fx, pool)
+    path, dest = _copy_pair(fx, rng, pool)
     check = Check("files", files=((path, None), (dest, fx.tree_files()[path])))
     return Case({"file": path, "dest": dest}, (cmd(f"mv {path} {dest}"),), check, args=(path, dest))
 
 
 @intent("create_file", "python", phrasings.CREATE_FILE)
 def create_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    path = _new_txt(fx, pool, rng.choice((".txt", ".txt", ".md", ".log")))  # text, whatever the extension
+    # at the top, in a folder the work dir has, or in a new one (an EDIT makes it): a new file always at the top
+    # taught the model to drop the folder a request names
+    roll, folders = rng.random(), sorted({p.split("/")[0] for p in visible(fx) if "/" in p} - {"build"})
+    folder = "" if roll < 0.6 else rng.choice(folders) + "/" if roll < 0.85 else pool.folder() + "/"
+    while folder and folder[:-1] in fx.tree_files():
+        folder = pool.folder() + "/"
+    path = _new_txt(fx, pool, rng.choice((".txt", ".txt", ".md", ".log")), folder)  # text, whatever the extension
     text = pool.line()
     return Case({"file": path, "text": text}, (edit(path, text + "\n"),), Check("files", files=((path, text + "\n"),)),
                 args=(path, text))  # fmt: skip
@@ -146,7 +158,7 @@ def create_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 
 @intent("create_script", "python", phrasings.CREATE_SCRIPT)
 def create_script(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    path = f"{pool.function()}.py"
+    path = f"{pool.script()}.py"
     word = pool.word()
     return Case({"file": path, "word": word}, (edit(path, f"print({word!r})\n"),), Check("runs", run=(f"python3 {path}", word)),
                 args=(path, word))  # fmt: skip
@@ -175,9 +187,16 @@ def append_line(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 
 @intent("replace_text", "python", phrasings.REPLACE_TEXT)
 def replace_text(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    path = "notes.txt"
+    def words(path: str) -> list[str]:  # a word the file holds once, whole (sed replaces its first match)
+        content = fx.tree_files()[path]
+        return sorted({w for w in content.split() if content.count(w) == 1 and w.isalpha()})
+
+    # the notes most often, and any text file the work dir has: `sed` on notes.txt alone was read as "replace -> notes.txt"
+    path = _txt_file(fx, rng) if rng.random() < 0.5 else fx.facts["modified"][0]
+    while not words(path):
+        path = _txt_file(fx, rng)
     content = fx.tree_files()[path]
-    old = rng.choice(sorted({w for w in content.split() if content.count(w) == 1 and w.isalpha()}))
+    old = rng.choice(words(path))
     new = pool.word()
     while new in content:
         new = pool.word()
@@ -187,7 +206,9 @@ def replace_text(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 
 @intent("delete_file", "python", phrasings.DELETE_FILE)
 def delete_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    path = fx.facts["untracked"][0]
+    # the untracked scratch file most often, and any other file of the work dir (not the build folder's)
+    others = sorted(p for p in visible(fx) if not p.startswith("build/") and not p.endswith("__init__.py"))
+    path = fx.facts["untracked"][0] if rng.random() < 0.5 else rng.choice(others)
     return Case({"file": path}, (cmd(f"rm {path}"),), Check("files", files=((path, None),)), args=(path,))
 
 

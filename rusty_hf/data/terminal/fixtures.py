@@ -62,6 +62,8 @@ def _lines(pool: ValuePool, n: int) -> list[str]:
 # Where a fixture's script lives: users' repositories keep one at the top as often as in a folder (a model that
 # only saw scripts/ ran `python3 scripts/src/main.py` for "execute src/main.py")
 SCRIPT_DIRS = ("scripts/", "scripts/", "", "tools/", "bin/")
+# The notes file the user edits: `notes.txt` in every fixture taught the model to write notes.txt for "todo.txt"
+NOTES_NAMES = ("notes.txt", "notes.txt", "notes.txt", "notes.txt", "NOTES.md", "notes.md", "todo.txt", "NOTES.txt")
 
 
 def python_fixture(pool: ValuePool) -> Fixture:
@@ -70,13 +72,16 @@ def python_fixture(pool: ValuePool) -> Fixture:
     project, pkg = pool.module(), pool.folder()
     mod_a, mod_b = pool.distinct(pool.module, 2, avoid={pkg})
     fa, fb, fc = pool.distinct(pool.function, 3)
-    cls, script, data, scratch = pool.class_name(), pool.function(), pool.noun(), pool.module()
+    cls, script, data, scratch = pool.class_name(), pool.script(), pool.noun(), pool.module()
+    while script in {project, pkg, mod_a, mod_b}:  # a stem of its own: `report.py` beside a `report/` package reads as one
+        script = pool.script()
     script_output, todo = pool.phrase(), pool.phrase()
     n_rows = rng.randint(3, 9)
     k = rng.randint(2, 5)
     tests = [f"test_{fa}_counts", f"test_{fa}_empty", f"test_{fb}_keeps_order"]
     failing = rng.choice(tests)
     script_dir = rng.choice(SCRIPT_DIRS)
+    notes_file = rng.choice(NOTES_NAMES)
     expected = {tests[0]: "3", tests[1]: "0", tests[2]: "[1, 2, 3]"}
     wrong = {tests[0]: "4", tests[1]: "1", tests[2]: "[3, 2, 1]"}
     test_lines = [f"import unittest\n\nfrom {pkg}.{mod_a} import {fa}, {fb}\n\n\nclass {cls}Tests(unittest.TestCase):"]
@@ -97,7 +102,7 @@ def python_fixture(pool: ValuePool) -> Fixture:
         ".gitignore": "build/\n__pycache__/\n",
         f"{pkg}/__init__.py": f'"""{project}."""\n',
         f"{pkg}/{mod_a}.py": module_a_v1,
-        "notes.txt": "\n".join(notes) + "\n",
+        notes_file: "\n".join(notes) + "\n",
     }
     files2 = {f"{pkg}/{mod_a}.py": module_a, f"{pkg}/{mod_b}.py": module_b,
               f"tests/__init__.py": "", f"tests/test_{mod_a}.py": "\n".join(test_lines)}  # fmt: skip
@@ -105,7 +110,7 @@ def python_fixture(pool: ValuePool) -> Fixture:
     files3 = {f"{script_dir}{script}.py": f"print({script_output!r})\n", f"data/{data}.csv": "id,name,qty\n" + "\n".join(rows) + "\n"}
     subjects = ["Initial commit", f"Add {fb} and {cls}", f"Add the {script} script"]
     extra = pool.phrase()
-    dirty = {"notes.txt": files1["notes.txt"] + extra + "\n", f"{scratch}.txt": f"{pool.phrase()}\n",
+    dirty = {notes_file: files1[notes_file] + extra + "\n", f"{scratch}.txt": f"{pool.phrase()}\n",
              f"build/{pool.noun()}.log": "built\n"}  # fmt: skip
     facts = {
         "project": project, "package": pkg, "modules": {mod_a: f"{pkg}/{mod_a}.py", mod_b: f"{pkg}/{mod_b}.py"},
@@ -114,7 +119,7 @@ def python_fixture(pool: ValuePool) -> Fixture:
         "test_file": f"tests/test_{mod_a}.py", "script": f"{script_dir}{script}.py", "script_output": script_output,
         "data_file": f"data/{data}.csv", "todo": todo, "todo_file": f"{pkg}/{mod_a}.py",
         "subjects": subjects, "commit_files": [sorted(files1), sorted(files2), sorted(files3)],
-        "modified": ["notes.txt"], "untracked": [f"{scratch}.txt"], "added_line": extra, "build_dir": "build",
+        "modified": [notes_file], "untracked": [f"{scratch}.txt"], "added_line": extra, "build_dir": "build",
     }  # fmt: skip
     return Fixture("python", ((subjects[0], files1), (subjects[1], files2), (subjects[2], files3)), dirty, facts)
 

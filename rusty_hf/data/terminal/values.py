@@ -221,6 +221,13 @@ class ValuePool:
     def function(self) -> str:
         return self._draw(lambda r: f"{r.choice(VERBS)}_{r.choice(NOUNS)}{r.choice(['', 's'])}")
 
+    def script(self) -> str:
+        """A script's stem in the shapes people name them: 'merge_rows', 'report', 'deploy', 'cache_store'
+        (a stem always shaped 'verb_noun' taught `python3 ` + a remembered 'verb_noun.py' for 'run app.py')."""
+        shapes = (lambda r: f"{r.choice(VERBS)}_{r.choice(NOUNS)}{r.choice(['', 's'])}", lambda r: r.choice(NOUNS),
+                  lambda r: r.choice(VERBS), lambda r: f"{r.choice(NOUNS)}_{r.choice(NOUNS)}")  # fmt: skip
+        return self._draw(lambda r: r.choices(shapes, weights=(5, 2, 2, 1))[0](r))
+
     def class_name(self) -> str:
         return self._draw(lambda r: f"{r.choice(NOUNS).title()}{r.choice(NOUNS).title()}")
 
