@@ -30,6 +30,11 @@ def children(fx: Fixture, folder: str) -> list[str]:
     return sorted({p[len(prefix) :].split("/")[0] for p in visible(fx) if p.startswith(prefix)})
 
 
+def folders(fx: Fixture) -> list[str]:
+    """The work dir's visible folders at the top ('build' too)."""
+    return sorted({p.split("/")[0] for p in visible(fx) if "/" in p})
+
+
 def text_file(fx: Fixture, rng: random.Random, min_lines: int = 1) -> str:
     files = [p for p, c in visible(fx).items() if c.count("\n") >= min_lines and p.endswith((".txt", ".md", ".csv", ".py", ".rs"))]
     return rng.choice(sorted(files))
@@ -71,7 +76,7 @@ def list_root(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 
 @intent("list_dir", "python", phrasings.LIST_DIR)
 def list_dir(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    folder = rng.choice(sorted({p.split("/")[0] for p in visible(fx) if "/" in p}))
+    folder = rng.choice(folders(fx))
     names = children(fx, folder)
     inside = [f"{folder}/{n}" for n in names]
     check = Check("output", all_of=tuple(one(n) for n in names), none_of=other_lines(fx), no_names=other_names(fx, inside))
@@ -218,7 +223,7 @@ def list_hidden(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 
 @intent("count_dir_files", "python", phrasings.COUNT_DIR_FILES)
 def count_dir_files(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    folder = rng.choice(sorted({p.split("/")[0] for p in visible(fx) if "/" in p}))
+    folder = rng.choice(folders(fx))
     inside = [f"{folder}/{n}" for n in children(fx, folder)]
     # no name at all: `wc -l scripts/*` counts a one-line file's lines, beside its name
     check = Check("output", none_of=other_lines(fx), no_names=other_names(fx, ()), number=str(len(inside)))

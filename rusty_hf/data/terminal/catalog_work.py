@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from rusty_hf.data.terminal import phrasings
-from rusty_hf.data.terminal.catalog_files import one, visible
+from rusty_hf.data.terminal.catalog_files import folders, one, visible
 from rusty_hf.data.terminal.checks import Check
 from rusty_hf.data.terminal.excess import other_lines, other_names
 from rusty_hf.data.terminal.fixtures import GIT_ENV, Fixture, workspace_paths
@@ -123,7 +123,7 @@ def _new_txt(fx: Fixture, pool: ValuePool, ext: str = ".txt", folder: str = "") 
 
 def _copy_pair(fx: Fixture, rng: random.Random, pool: ValuePool) -> tuple[str, str]:
     """A file to copy or move (text, data or a script) and a new name beside it with its extension."""
-    path = _txt_file(fx, rng, (".txt", ".md", ".txt", ".csv", ".py") if rng.random() < 0.4 else (".txt",))
+    path = _txt_file(fx, rng, (".txt", ".md", ".csv", ".py") if rng.random() < 0.4 else (".txt",))
     folder, _, name = path.rpartition("/")
     return path, _new_txt(fx, pool, "." + name.rsplit(".", 1)[1], folder + "/" if folder else "")
 
@@ -146,10 +146,8 @@ def rename_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 def create_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     # at the top, in a folder the work dir has, or in a new one (an EDIT makes it): a new file always at the top
     # taught the model to drop the folder a request names
-    roll, folders = rng.random(), sorted({p.split("/")[0] for p in visible(fx) if "/" in p} - {"build"})
-    folder = "" if roll < 0.6 else rng.choice(folders) + "/" if roll < 0.85 else pool.folder() + "/"
-    while folder and folder[:-1] in fx.tree_files():
-        folder = pool.folder() + "/"
+    roll, existing = rng.random(), [f for f in folders(fx) if f != "build"]
+    folder = "" if roll < 0.6 else rng.choice(existing) + "/" if roll < 0.85 else pool.folder() + "/"
     path = _new_txt(fx, pool, rng.choice((".txt", ".txt", ".md", ".log")), folder)  # text, whatever the extension
     text = pool.line()
     return Case({"file": path, "text": text}, (edit(path, text + "\n"),), Check("files", files=((path, text + "\n"),)),

@@ -186,6 +186,11 @@ def is_new_value(value: str) -> bool:
     return value_split(value) == "test"
 
 
+def _verb_noun(r: random.Random) -> str:
+    """A function's name, or a script's stem: 'merge_rows'."""
+    return f"{r.choice(VERBS)}_{r.choice(NOUNS)}{r.choice(['', 's'])}"
+
+
 class ValuePool:
     """Draws values of one split: each draw retries until the value belongs to ``split``.
 
@@ -219,13 +224,12 @@ class ValuePool:
         return self._draw(lambda r: r.choice(NOUNS) if r.random() < 0.4 else f"{r.choice(NOUNS)}_{r.choice(NOUNS)}")
 
     def function(self) -> str:
-        return self._draw(lambda r: f"{r.choice(VERBS)}_{r.choice(NOUNS)}{r.choice(['', 's'])}")
+        return self._draw(_verb_noun)
 
     def script(self) -> str:
         """A script's stem in the shapes people name them: 'merge_rows', 'report', 'deploy', 'cache_store'
         (a stem always shaped 'verb_noun' taught `python3 ` + a remembered 'verb_noun.py' for 'run app.py')."""
-        shapes = (lambda r: f"{r.choice(VERBS)}_{r.choice(NOUNS)}{r.choice(['', 's'])}", lambda r: r.choice(NOUNS),
-                  lambda r: r.choice(VERBS), lambda r: f"{r.choice(NOUNS)}_{r.choice(NOUNS)}")  # fmt: skip
+        shapes = (_verb_noun, lambda r: r.choice(NOUNS), lambda r: r.choice(VERBS), lambda r: f"{r.choice(NOUNS)}_{r.choice(NOUNS)}")
         return self._draw(lambda r: r.choices(shapes, weights=(5, 2, 2, 1))[0](r))
 
     def class_name(self) -> str:
