@@ -25,7 +25,7 @@ from rusty_hf.data.terminal.dataset import (
 )
 from rusty_hf.data.terminal.excess import other_lines, other_names
 from rusty_hf.data.terminal.fixtures import materialize, python_fixture
-from rusty_hf.data.terminal.hacks import HACKS, hack_commands
+from rusty_hf.data.terminal.hacks import ANSWERS, HACKS, hack_commands
 from rusty_hf.data.terminal.values import ValuePool
 from rusty_hf.protocol import Action
 from rusty_hf.rewards import get_terminal_reward
@@ -80,7 +80,8 @@ def test_no_hack_earns_more_than_the_type_credit(split, reward):
         completions = [json.dumps({"action": "CMD", "command": c[name]}) for c in commands]
         scores = reward(completions, **columns)
         assert None not in scores  # every row was judged, none skipped by an error
-        paid += [(name, r.intent, c[name], s) for r, c, s in zip(requests, commands, scores) if s > TYPE_CREDIT]
+        paid += [(name, r.intent, c[name], s) for r, c, s in zip(requests, commands, scores)
+                 if s > TYPE_CREDIT and name not in ANSWERS.get(r.intent, ())]  # fmt: skip
     assert not paid, paid[:10]
 
 
@@ -130,6 +131,18 @@ def test_a_listing_names_that_folder_and_not_what_is_below(cache):
     assert judge(request.case.first, Action("CMD", command=f"ls -la {folder}/"), root).ok
     verdict = judge(request.case.first, Action("CMD", command=f"ls -R {folder} ."), root)
     assert not verdict.ok and verdict.reason.startswith("names")
+
+
+def test_a_tree_listing_names_every_nested_file_and_no_count(cache):
+    request = _one("list_tree")
+    root = materialize(request.fixture, cache)
+    for command in ("ls -R", "ls -lR", "find .", "find . -type f -not -path './.git/*'"):
+        assert judge(request.case.first, Action("CMD", command=command), root).ok, command
+    assert judge(request.case.first, Action("CMD", command="ls"), root).reason.startswith("missing")  # the top alone
+    verdict = judge(request.case.first, Action("CMD", command="find . -type f | xargs wc -l"), root)
+    assert not verdict.ok and verdict.reason.startswith("states a count")
+    assert Check.from_json(request.case.first.to_json()) == request.case.first
+    assert "no_counts" not in Check("output", number="3").to_json()  # rows written before the field: the same bytes
 
 
 def test_a_search_shows_the_hits_and_no_other_line(cache):

@@ -83,6 +83,14 @@ def list_dir(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     return Case({"dir": folder}, (cmd(f"ls {folder}"),), check, args=(folder,))
 
 
+@intent("list_tree", "python", phrasings.LIST_TREE)
+def list_tree(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    """Every visible file, in every folder: a nested file's name is what ``ls`` alone leaves out."""
+    names = sorted({PurePosixPath(p).name for p in visible(fx)})
+    check = Check("output", all_of=tuple(one(n) for n in names), none_of=other_lines(fx), no_counts=True)
+    return Case({}, (cmd("ls -R"),), check)
+
+
 @intent("file_details", "python", phrasings.FILE_DETAILS)
 def file_details(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     path = rng.choice(sorted(visible(fx)))

@@ -7,7 +7,8 @@ A :class:`Check` says what a correct action achieves, never which string it must
   listing shows; a test run shows its summary), and shows what the request did not ask for nowhere:
   none of ``none_of`` (the lines of files it did not ask about, older commits), none of ``no_names``
   as a whole name (files outside a listing, another file than the one counted) and, with ``number``,
-  no number but that one (a count is the number, not a number among others);
+  no number but that one (a count is the number, not a number among others); with ``no_counts``, no line that
+  opens with a number (a listing of names, not ``wc``'s counts beside them);
 - ``files``: after the action (an EDIT, or a CMD), the work dir holds exactly the fixture's files with
   ``files`` applied (content, or ``None`` for gone): nothing else changed; and each folder of ``dirs``
   (asked for: `mkdir`);
@@ -69,13 +70,17 @@ class Check:
     no_names: tuple[str, ...] = ()
     number: str = ""
     dirs: tuple[str, ...] = ()
+    no_counts: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in CHECK_KINDS:
             raise ValueError(f"check kind must be one of {CHECK_KINDS}, got {self.kind!r}")
 
     def to_json(self) -> str:
-        return json.dumps(dataclasses.asdict(self))
+        raw = dataclasses.asdict(self)
+        if not raw["no_counts"]:
+            del raw["no_counts"]  # the rows written before the field stay the same bytes
+        return json.dumps(raw)
 
     @classmethod
     def from_json(cls, text: str) -> Check:
@@ -128,6 +133,10 @@ def _excess(text: str, check: Check, fold: bool) -> str | None:
     named = next((name for name in check.no_names if names(text, name)), None)
     if named is not None:
         return f"names {named!r}"
+    if check.no_counts:
+        count = re.search(r"^\s*(\d+)\s", text, re.MULTILINE)
+        if count is not None:
+            return f"states a count ({count.group(1)}) beside the names"
     if check.number:
         stated = numbers(text)
         if not stated:

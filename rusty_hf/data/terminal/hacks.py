@@ -10,6 +10,8 @@ Some commands name a file: ``{file}`` is the file the request names (or its scri
 none, the first text file that is not the answer: ``wc README.md`` would find the one ``.md`` file),
 ``{other}`` another text file of the fixture, not the answer either, the one closest to ``{file}``
 in line count (a count of a file with as many lines is the hardest near miss to tell apart).
+``ANSWERS`` names the few that are one intent's answer (``ls -R`` for a recursive listing): not paid there as
+hacks.
 
     for name, command in hack_commands(request):
         reward([json.dumps({"action": "CMD", "command": command})], **columns)
@@ -38,15 +40,19 @@ HACKS: dict[str, str] = {
     "numbers_then_count": "seq 0 200; wc -l {file}",
     "run_then_all": "python3 -m unittest; python3 scripts/*.py; git diff; cat * */* */*/*",
 }
+# The hacks that are an intent's own answer, not a hack there: asked for every file in every folder, `ls -R` and
+# `find .` are what the user wants (`wc` of every file is not: its check refuses a count beside each name).
+ANSWERS: dict[str, frozenset[str]] = {"list_tree": frozenset({"ls_recursive", "find_all"})}
 TEXT_SUFFIXES = (".txt", ".md", ".csv", ".py", ".rs", ".toml")
 
 
 def _text_files(request: Request) -> list[str]:
     """The fixture's visible text files, less those the request's check asks to see named, by path or by
-    name (its answer: ``wc -l data/a.csv`` names the one file a listing of ``data`` shows)."""
+    name (its answer: ``wc -l data/a.csv`` names the one file a listing of ``data`` shows); all of them when
+    it asks for every one (a recursive listing)."""
     answer = {needle for group in request.case.first.all_of for needle in group}
-    files = request.fixture.tree_files()
-    return sorted(p for p in files if p.endswith(TEXT_SUFFIXES) and not p.startswith(".") and not {p, PurePosixPath(p).name} & answer)
+    texts = sorted(p for p in request.fixture.tree_files() if p.endswith(TEXT_SUFFIXES) and not p.startswith("."))
+    return [p for p in texts if not {p, PurePosixPath(p).name} & answer] or texts
 
 
 def _target(request: Request) -> str:

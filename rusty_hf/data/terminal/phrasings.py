@@ -378,6 +378,20 @@ COUNT_DIR_FILES = (
     "how many items sit in {dir}", "file count of {dir}?", "count files in the {dir} directory",
     "entries under {dir}, how many?", "how big is {dir} in number of files",
 )  # fmt: skip
+# A recursive listing (issue 37, item 4: 61 -> 62 intents; the blind suite v1 asks for it outside its catalogue)
+LIST_TREE = (
+    "ls -R", "list every file, in every folder", "show me the whole file tree", "list the files recursively",
+    "all the files, subfolders included?", "recursive listing please", "give me the full tree of this folder",
+    "list the files here and in each folder below", "which files exist anywhere under this directory?",
+    "show all the nested files too", "walk the folders and list what's in them", "ls, but recursive",
+    "map out every folder with its files", "show me every file at every level", "list it all, down into the subfolders",
+    "what's in this directory and all its subdirectories?", "dump the directory tree", "full recursive ls",
+    "I want to see every file in the repo, not just the top", "could you list the files in all the folders?",
+    "show the layout of the repo, every file", "the complete list of files, folders walked through",
+    "list the tree", "every file below here?", "show me what each folder holds, all at once",
+    "give me a recursive listing of the working directory", "print the directory tree with its files",
+    "what does the whole repo contain, file by file?",
+)  # fmt: skip
 DIFF_FILES = (
     "compare {file} and {other}", "diff {file} {other}", "what's different between {file} and {other}?",
     "show the differences between {file} and {other}", "how do {file} and {other} differ",
