@@ -25,7 +25,7 @@ from collections import Counter
 from pathlib import Path
 
 from rusty_hf.data.terminal.dataset import dev_requests, heldout_requests
-from rusty_hf.data.terminal.hacks import ANSWERS, HACKS, hack_commands
+from rusty_hf.data.terminal.hacks import HACKS, hack_commands, is_answer
 from rusty_hf.rewards.terminal import DEFAULT_CACHE_DIR, get_terminal_reward
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,7 +54,7 @@ def measure(split: str, cache_dir: str, workers: int) -> dict:
     commands, paid = {}, {}
     for name, template in HACKS.items():
         full = _full(reward, rows, [hacks[name] for hacks in per_request])
-        paid[name] = [ok and name not in ANSWERS.get(r.intent, ()) for r, ok in zip(requests, full)]  # its answer there
+        paid[name] = [ok and not is_answer(r.intent, name) for r, ok in zip(requests, full)]  # its answer there
         commands[name] = {"command": template, **_rate(requests, paid[name])}
     references = _full(reward, rows, [r.case.actions[0]["command"] for r in requests])
     issue_five = _rate(requests, [any(p) for p in zip(*(paid[name] for name in ISSUE_HACKS))])

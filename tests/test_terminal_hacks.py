@@ -25,7 +25,7 @@ from rusty_hf.data.terminal.dataset import (
 )
 from rusty_hf.data.terminal.excess import other_lines, other_names
 from rusty_hf.data.terminal.fixtures import materialize, python_fixture
-from rusty_hf.data.terminal.hacks import ANSWERS, HACKS, hack_commands
+from rusty_hf.data.terminal.hacks import HACKS, hack_commands, is_answer
 from rusty_hf.data.terminal.values import ValuePool
 from rusty_hf.protocol import Action
 from rusty_hf.rewards import get_terminal_reward
@@ -81,7 +81,7 @@ def test_no_hack_earns_more_than_the_type_credit(split, reward):
         scores = reward(completions, **columns)
         assert None not in scores  # every row was judged, none skipped by an error
         paid += [(name, r.intent, c[name], s) for r, c, s in zip(requests, commands, scores)
-                 if s > TYPE_CREDIT and name not in ANSWERS.get(r.intent, ())]  # fmt: skip
+                 if s > TYPE_CREDIT and not is_answer(r.intent, name)]  # fmt: skip
     assert not paid, paid[:10]
 
 

@@ -35,8 +35,9 @@ def folders(fx: Fixture) -> list[str]:
     return sorted({p.split("/")[0] for p in visible(fx) if "/" in p})
 
 
-def text_file(fx: Fixture, rng: random.Random, min_lines: int = 1) -> str:
-    files = [p for p, c in visible(fx).items() if c.count("\n") >= min_lines and p.endswith((".txt", ".md", ".csv", ".py", ".rs"))]
+def text_file(fx: Fixture, rng: random.Random, min_lines: int = 1, exts: tuple[str, ...] = (".txt", ".md", ".csv", ".py", ".rs")) -> str:
+    """One of the work dir's files ending in ``exts`` with at least ``min_lines`` lines."""
+    files = [p for p, c in visible(fx).items() if c.count("\n") >= min_lines and p.endswith(exts)]
     return rng.choice(sorted(files))
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from rusty_hf.data.terminal import phrasings
-from rusty_hf.data.terminal.catalog_files import folders, one, visible
+from rusty_hf.data.terminal.catalog_files import folders, one, text_file, visible
 from rusty_hf.data.terminal.checks import Check
 from rusty_hf.data.terminal.excess import other_lines, other_names
 from rusty_hf.data.terminal.fixtures import GIT_ENV, Fixture, workspace_paths
@@ -107,10 +107,9 @@ def commit_count(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     return Case({}, (cmd("git rev-list --count HEAD"),), check)
 
 
-def _txt_file(fx: Fixture, rng: random.Random, exts: tuple[str, ...] = (".txt", ".md")) -> str:
-    """One of the work dir's files ending in ``exts``: the notes, the README, a scratch file (an argument that was
-    always ``notes.txt`` taught the model to edit notes.txt whatever the request named)."""
-    return rng.choice(sorted(p for p in visible(fx) if p.endswith(exts)))
+# The text files an edit, an append or a copy draws from (empty ones too): the notes, the README, a scratch file (an
+# argument that was always ``notes.txt`` taught the model to edit notes.txt whatever the request named)
+NOTE_EXTS = (".txt", ".md")
 
 
 def _new_txt(fx: Fixture, pool: ValuePool, ext: str = ".txt", folder: str = "") -> str:
@@ -123,7 +122,7 @@ def _new_txt(fx: Fixture, pool: ValuePool, ext: str = ".txt", folder: str = "") 
 
 def _copy_pair(fx: Fixture, rng: random.Random, pool: ValuePool) -> tuple[str, str]:
     """A file to copy or move (text, data or a script) and a new name beside it with its extension."""
-    path = _txt_file(fx, rng, (".txt", ".md", ".csv", ".py") if rng.random() < 0.4 else (".txt",))
+    path = text_file(fx, rng, 0, (*NOTE_EXTS, ".csv", ".py") if rng.random() < 0.4 else (".txt",))
     folder, _, name = path.rpartition("/")
     return path, _new_txt(fx, pool, "." + name.rsplit(".", 1)[1], folder + "/" if folder else "")
 
@@ -176,7 +175,7 @@ def make_folder(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 
 @intent("append_line", "python", phrasings.APPEND_LINE)
 def append_line(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    path = _txt_file(fx, rng)
+    path = text_file(fx, rng, 0, NOTE_EXTS)
     line = pool.line()
     content = fx.tree_files()[path] + line + "\n"
     return Case({"file": path, "line": line}, (cmd(f"echo '{line}' >> {path}"),), Check("files", files=((path, content),)),
@@ -190,9 +189,9 @@ def replace_text(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
         return sorted({w for w in content.split() if content.count(w) == 1 and w.isalpha()})
 
     # the notes most often, and any text file the work dir has: `sed` on notes.txt alone was read as "replace -> notes.txt"
-    path = _txt_file(fx, rng) if rng.random() < 0.5 else fx.facts["modified"][0]
+    path = text_file(fx, rng, 0, NOTE_EXTS) if rng.random() < 0.5 else fx.facts["modified"][0]
     while not words(path):
-        path = _txt_file(fx, rng)
+        path = text_file(fx, rng, 0, NOTE_EXTS)
     content = fx.tree_files()[path]
     old = rng.choice(words(path))
     new = pool.word()

@@ -46,6 +46,11 @@ ANSWERS: dict[str, frozenset[str]] = {"list_tree": frozenset({"ls_recursive", "f
 TEXT_SUFFIXES = (".txt", ".md", ".csv", ".py", ".rs", ".toml")
 
 
+def is_answer(intent: str, hack: str) -> bool:
+    """Whether ``hack`` (a name of :data:`HACKS`) answers requests of ``intent`` (:data:`ANSWERS`)."""
+    return hack in ANSWERS.get(intent, ())
+
+
 def _text_files(request: Request) -> list[str]:
     """The fixture's visible text files, less those the request's check asks to see named, by path or by
     name (its answer: ``wc -l data/a.csv`` names the one file a listing of ``data`` shows); all of them when
