@@ -36,6 +36,8 @@ before TRL).
 
 from __future__ import annotations
 
+import atexit
+import gc
 import logging
 import os
 import sys
@@ -116,16 +118,42 @@ def run_recipe(prog: str, parser: Any, main: Callable[..., object], argv: list[s
         main(*parsed)
         leave_process_group()
 
-    return run_cli(prog, parse_and_run, argv)
+    status = run_cli(prog, parse_and_run, argv)
+    if os.environ.get("TORCHELASTIC_RUN_ID"):  # a rank of `accelerate launch` / torchrun
+        exit_launched_rank(status)
+    return status
 
 
 def leave_process_group() -> None:
-    """Destroy the process group a launch made (``accelerate launch``, torchrun) once the recipe is done. Left to
-    interpreter exit, its threads can abort a process whose work is already saved ("terminate called without an
-    active exception", exit -6: one GRPO under FSDP2 in a CI run), failing the launch."""
+    """Destroy the process group a launch made (``accelerate launch``, torchrun) once the recipe is done, and free it.
+
+    Left to interpreter exit, gloo's threads can abort a process whose work is already saved ("terminate called
+    without an active exception", exit -6: a GRPO under FSDP2 and an SFT under DDP in CI runs), failing the launch.
+    Destroying the group is not enough: the trainer's DDP wrapper holds it through reference cycles (its reducer)
+    that only the garbage collector breaks, so its threads lived on to interpreter teardown. Collecting here joins
+    them while the interpreter is whole (`tests/test_launch.py` checks that no gloo thread is left at exit); what
+    C++ still holds (FSDP2) is left to `exit_launched_rank`."""
     dist = sys.modules.get("torch.distributed")
-    if dist is not None and dist.is_available() and dist.is_initialized():
+    if dist is None or not dist.is_available():
+        return
+    if dist.is_initialized():
         dist.destroy_process_group()
+    gc.collect()
+
+
+def exit_launched_rank(status: int) -> None:
+    """End a launched rank: its exit handlers run, then it leaves without the interpreter's teardown.
+
+    FSDP2's DTensors keep their process group alive from C++ (no Python object refers to it once the recipe has
+    destroyed the group and collected), so gloo's threads would still be running when teardown destroys it: the
+    race behind "terminate called without an active exception" (exit -6) after a saved run. Every ``atexit``
+    handler still runs (trackers, logging, temporary folders, `tests/test_launch.py`'s exit hook), on whole
+    stdout and stderr."""
+    leave_process_group()
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 def strip_debug_flag(argv: list[str]) -> list[str]:

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from trl import ModelConfig, SFTConfig, TrlParser
 
-from rusty_hf.training.arguments import RLScriptArguments
 from rusty_hf.errors import NoSuchPathError, UserError, debug_requested, run_cli, run_recipe, strip_debug_flag
+from rusty_hf.training.arguments import RLScriptArguments
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _fail(exc: BaseException):
@@ -80,6 +87,45 @@ def test_a_recipe_leaves_the_process_group_its_launch_made(tmp_path):
     finally:
         if dist.is_initialized():
             dist.destroy_process_group()
+
+
+LAUNCHED_RANK = """
+import atexit, sys
+from dataclasses import dataclass
+import torch.distributed as dist
+from transformers import HfArgumentParser
+from rusty_hf.errors import run_recipe
+
+@dataclass
+class Arguments:
+    fail: bool = False
+
+def main(args):
+    print("trained", end="")  # no newline: the fast exit must still flush it
+    if args.fail:
+        from rusty_hf.errors import UserError
+        raise UserError("bad value. Fix: a good one.")
+
+dist.init_process_group("gloo", init_method="file://" + sys.argv[1], rank=0, world_size=1)
+atexit.register(lambda: open(sys.argv[2], "w").write("exit handler ran"))
+sys.exit(run_recipe("sft.py", HfArgumentParser((Arguments,)), main, sys.argv[3:]))
+print("not reached")
+"""
+
+
+@pytest.mark.parametrize("flags,status", [([], 0), (["--fail", "true"], 2)])
+def test_a_launched_rank_runs_its_exit_handlers_and_keeps_its_status(tmp_path, flags, status):
+    """A rank of a launch (TORCHELASTIC_RUN_ID set, a gloo group up) leaves through `exit_launched_rank`: the
+    recipe's status, its output flushed, its exit handlers run, the group destroyed first."""
+    script = tmp_path / "rank.py"
+    script.write_text(LAUNCHED_RANK)
+    marker = tmp_path / "marker"
+    env = {**os.environ, "TORCHELASTIC_RUN_ID": "test", "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, str(script), str(tmp_path / "store"), str(marker), *flags], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == status, proc.stderr[-2000:]
+    assert proc.stdout == "trained" and marker.read_text() == "exit handler ran"
+    assert ("sft.py: bad value. Fix: a good one." in proc.stderr) == bool(status)
 
 
 def test_a_missing_config_file_names_itself(capsys, tmp_path):
