@@ -102,7 +102,8 @@ def run_recipe(prog: str, parser: Any, main: Callable[..., object], argv: list[s
 
     What fails while parsing is the user's: a missing ``--config`` file, YAML that is not a mapping, a
     value a config's ``__post_init__`` refuses (TRL's and ours raise ValueError). A bare ``--debug`` is
-    taken out before parsing (TrainingArguments owns ``--debug <option>``).
+    taken out before parsing (TrainingArguments owns ``--debug <option>``). In a rank of a launch
+    (``TORCHELASTIC_RUN_ID`` set) it does not return: the process ends with the status (`exit_launched_rank`).
     """
     argv = sys.argv[1:] if argv is None else list(argv)
 
