@@ -117,9 +117,9 @@ def run_recipe(prog: str, parser: Any, main: Callable[..., object], argv: list[s
             fix = "" if "Fix" in str(err) else "\nFix: correct that argument (command line or --config YAML)."
             raise UserError(f"{err}{fix}") from err
         main(*parsed)
-        leave_process_group()
 
     status = run_cli(prog, parse_and_run, argv)
+    leave_process_group()
     if os.environ.get("TORCHELASTIC_RUN_ID"):  # a rank of `accelerate launch` / torchrun
         exit_launched_rank(status)
     return status
@@ -149,8 +149,7 @@ def exit_launched_rank(status: int) -> None:
     destroyed the group and collected), so gloo's threads would still be running when teardown destroys it: the
     race behind "terminate called without an active exception" (exit -6) after a saved run. Every ``atexit``
     handler still runs (trackers, logging, temporary folders, `tests/test_launch.py`'s exit hook), on whole
-    stdout and stderr."""
-    leave_process_group()
+    stdout and stderr. `run_recipe` has left the process group already (`leave_process_group`)."""
     atexit._run_exitfuncs()
     sys.stdout.flush()
     sys.stderr.flush()

@@ -52,7 +52,7 @@ def fsdp_cpu_config(tmp_path_factory) -> Path:
 
 # Imported by every launched process (sitecustomize, through PYTHONPATH): at exit, after the recipe's own exit
 # handlers, each rank writes the names of its threads still alive to EXIT_THREADS_DIR/rank<RANK>
-# (`_exit_threads(out)`: beside the run's output folder).
+# (`_exit_threads(out)`: beside the run's output folder, which holds this hook too).
 EXIT_THREADS_HOOK = """
 import atexit, os
 def _record():
@@ -69,25 +69,18 @@ if os.environ.get("RANK") and os.environ.get("EXIT_THREADS_DIR"):
 """
 
 
-@pytest.fixture(scope="module")
-def exit_hook(tmp_path_factory) -> Path:
-    """A folder whose sitecustomize.py records each launched rank's live threads at exit (EXIT_THREADS_HOOK)."""
-    hook = tmp_path_factory.mktemp("exit_hook")
-    (hook / "sitecustomize.py").write_text(EXIT_THREADS_HOOK)
-    return hook
-
-
 def _exit_threads(out: Path) -> Path:
     return out.with_name(out.name + ".exit_threads")
 
 
-def _env(exit_hook: Path | None = None, out: Path | None = None) -> dict[str, str]:
+def _env(exit_threads: Path | None = None) -> dict[str, str]:
     # One thread per process: two launched processes share the two cores.
     env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
            "PYTHONPATH": str(REPO)}
-    if exit_hook is not None and out is not None:
-        _exit_threads(out).mkdir(parents=True, exist_ok=True)
-        env.update(PYTHONPATH=f"{exit_hook}{os.pathsep}{REPO}", EXIT_THREADS_DIR=str(_exit_threads(out)))
+    if exit_threads is not None:  # the hook and its records in one folder
+        exit_threads.mkdir(parents=True, exist_ok=True)
+        (exit_threads / "sitecustomize.py").write_text(EXIT_THREADS_HOOK)
+        env.update(PYTHONPATH=f"{exit_threads}{os.pathsep}{REPO}", EXIT_THREADS_DIR=str(exit_threads))
     return env
 
 
@@ -101,23 +94,18 @@ def _sft_args(tokenizer_dir: Path, out: Path, per_device: int, *extra: str) -> l
 
 
 def _run(argv: list[str], config: Path | None = None, fsdp: bool = False, timeout: float = 600,
-         launch: tuple[str, ...] = (), exit_hook: Path | None = None) -> str:
+         launch: tuple[str, ...] = (), exit_threads: Path | None = None) -> str:
     """Run a recipe: in this process's Python, or under `accelerate launch --config_file config *launch`
     (2 processes: the GPU configs take the count from the command line, as the README launches them);
-    with ``exit_hook`` (the fixture) each rank records its threads left at exit in `_exit_threads` of the
-    ``--output_dir``."""
+    with ``exit_threads`` (a folder) each rank records there its threads left at exit (EXIT_THREADS_HOOK)."""
     prefix = [sys.executable]
     if config is not None:
         prefix += ["-m", "accelerate.commands.launch", "--config_file", str(config), *launch]
         prefix += ["--num_processes", "2"] if config != ACCELERATE_CPU else []
         prefix += [str(FSDP_ON_CPU)] if fsdp else []
-    proc = subprocess.run(prefix + argv, cwd=REPO, env=_env(exit_hook, _output_dir(argv)), capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(prefix + argv, cwd=REPO, env=_env(exit_threads), capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc.stdout + proc.stderr
-
-
-def _output_dir(argv: list[str]) -> Path | None:
-    return Path(argv[argv.index("--output_dir") + 1]) if "--output_dir" in argv else None
 
 
 def _logs(out: Path) -> dict[int, dict]:
@@ -146,20 +134,20 @@ def sft_one(tmp_path_factory, tokenizer_dir) -> Path:
 
 
 @pytest.fixture(scope="module")
-def sft_ddp(tmp_path_factory, tokenizer_dir, exit_hook) -> Path:
+def sft_ddp(tmp_path_factory, tokenizer_dir) -> Path:
     out = tmp_path_factory.mktemp("sft") / "ddp"
     # ddp.yaml as shipped; its bf16 autocast would only add noise on CPU
     _run(_sft_args(tokenizer_dir, out, 2, *SFT_TWO_STEPS), config=ACCELERATE_DDP, launch=("--mixed_precision", "no"),
-         exit_hook=exit_hook)
+         exit_threads=_exit_threads(out))
     return out
 
 
 @pytest.fixture(scope="module")
-def sft_fsdp(tmp_path_factory, tokenizer_dir, fsdp_cpu_config, exit_hook) -> tuple[Path, str]:
+def sft_fsdp(tmp_path_factory, tokenizer_dir, fsdp_cpu_config) -> tuple[Path, str]:
     # r2/sft.yaml's optimizer, so the run also shows the fallback from bitsandbytes to torch's AdamW.
     out = tmp_path_factory.mktemp("sft") / "fsdp"
     log = _run(_sft_args(tokenizer_dir, out, 2, *SFT_TWO_STEPS, "--optim", "adamw_bnb_8bit"),
-               config=fsdp_cpu_config, fsdp=True, exit_hook=exit_hook)
+               config=fsdp_cpu_config, fsdp=True, exit_threads=_exit_threads(out))
     return out, log
 
 
