@@ -2,6 +2,7 @@
 
 import json
 import re
+from collections import Counter
 
 import pytest
 
@@ -10,7 +11,10 @@ from rusty_hf.data.sft_data import task_dialogs
 from rusty_hf.data.terminal.checks import Check, judge
 from rusty_hf.data.terminal.dataset import (
     CLOSING_INTENTS,
+    ASKED_FIRST,
     PARTS,
+    READS_ANY_REPO,
+    RUST_REPO_SHARE,
     WRITE_INTENTS,
     heldout_requests,
     session_messages,
@@ -126,6 +130,32 @@ def test_a_wrong_command_fails_a_count(training, fixture_cache):
     assert not judge(request.case.first, Action("MSG", message="12"), root).ok
 
 
+def test_what_users_ask_first_is_drawn_twice_as_often(training):
+    counts = Counter(r.intent for r in training if not all_intents()[r.intent].multi_turn)
+    first = [counts[k] for k in ASKED_FIRST]
+    others = [n for k, n in counts.items() if k not in ASKED_FIRST]
+    assert 1.6 < (sum(first) / len(first)) / (sum(others) / len(others)) < 2.4
+
+
+def test_file_reading_intents_run_on_rust_crates_too_and_their_references_pass_there(training, fixture_cache):
+    """Show, head, tail and count a `.rs` or `Cargo.toml` in a crate, not only files of a Python package: drawn on
+    Python fixtures alone, every `.rs` in training was built (`cargo ...`) and never shown."""
+    on_rust = [r for r in training if r.intent in READS_ANY_REPO and r.fixture.kind == "rust"]
+    share = len(on_rust) / sum(r.intent in READS_ANY_REPO for r in training)
+    assert abs(share - RUST_REPO_SHARE) < 0.08
+    assert {r.intent for r in on_rust} == set(READS_ANY_REPO)
+    catalogue = all_intents()
+    assert all(r.fixture.kind == catalogue[r.intent].fixture for r in training if r.intent not in READS_ANY_REPO)
+    shown = {r.case.slots.get("file", "").rsplit(".", 1)[-1] for r in on_rust}
+    assert {"rs", "toml"} <= shown
+    judged = {}
+    for request in on_rust:  # one of each intent: its reference passes its own check on the crate
+        if request.intent not in judged:
+            root = materialize(request.fixture, fixture_cache)
+            judged[request.intent] = judge(request.case.first, Action(**request.case.actions[0]), root).ok
+    assert judged == dict.fromkeys(READS_ANY_REPO, True)
+
+
 def test_a_file_check_sees_every_change(training, fixture_cache):
     request = _one(training, "create_file")
     root = materialize(request.fixture, fixture_cache)
@@ -172,7 +202,7 @@ def test_closing_rows_end_a_single_action_with_its_status(fixture_cache):
     plain = training_requests(400, seed=3)
     rows = training_requests(400, seed=3, closing_share=0.5)
     closing = [r for r in rows if r.closing]
-    assert closing and all(not r.multi_turn and r.fixture.kind == "python" for r in closing)
+    assert closing and all(not r.multi_turn and (r.fixture.kind == "python" or r.intent in READS_ANY_REPO) for r in closing)
     assert {r.intent for r in closing} <= CLOSING_INTENTS
     assert {r.case.actions[0]["action"] for r in closing} == {"CMD", "EDIT"}  # never after a MSG
     assert not any(r.closing for r in plain)

@@ -35,7 +35,7 @@ def folders(fx: Fixture) -> list[str]:
     return sorted({p.split("/")[0] for p in visible(fx) if "/" in p})
 
 
-def text_file(fx: Fixture, rng: random.Random, min_lines: int = 1, exts: tuple[str, ...] = (".txt", ".md", ".csv", ".py", ".rs")) -> str:
+def text_file(fx: Fixture, rng: random.Random, min_lines: int = 1, exts: tuple[str, ...] = (".txt", ".md", ".csv", ".py", ".rs", ".toml")) -> str:
     """One of the work dir's files ending in ``exts`` with at least ``min_lines`` lines."""
     files = [p for p, c in visible(fx).items() if c.count("\n") >= min_lines and p.endswith(exts)]
     return rng.choice(sorted(files))
@@ -172,7 +172,10 @@ _count("count_bytes", "-c", lambda text: len(text.encode()), "bytes", phrasings.
 
 @intent("search_text", "python", phrasings.SEARCH_TEXT)
 def search_text(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    candidates = sorted({line for path, c in visible(fx).items() if path.endswith(".txt") for line in c.splitlines() if line})
+    if fx.kind == "rust":  # a crate's notes, and the line its binary prints (in src/main.rs)
+        candidates = sorted({*(line for line in fx.tree_files()["NOTES.md"].splitlines() if line), fx.facts["binary_output"]})
+    else:
+        candidates = sorted({line for path, c in visible(fx).items() if path.endswith(".txt") for line in c.splitlines() if line})
     text = rng.choice(candidates)
     words = [w for w in text.split() if len(w) >= 3]
     roll = rng.random()
@@ -190,9 +193,10 @@ def find_todo(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 
 @intent("find_definition", "python", phrasings.FIND_DEFINITION)
 def find_definition(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    symbols = {**fx.facts["functions"], **fx.facts["classes"]}
+    classes = fx.facts.get("classes", {})
+    symbols = {**fx.facts["functions"], **classes}
     symbol = rng.choice(sorted(symbols))
-    keyword = "class" if symbol in fx.facts["classes"] else "def"
+    keyword = "class" if symbol in classes else "fn" if fx.kind == "rust" else "def"
     check = search_check(fx, symbol, (), holders=(symbols[symbol],))
     return Case({"symbol": symbol}, (cmd(f'grep -rn "{keyword} {symbol}" .'),), check, args=(symbol,))
 
@@ -207,7 +211,7 @@ def find_by_name(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 
 @intent("find_by_ext", "python", phrasings.FIND_BY_EXT)
 def find_by_ext(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    ext = rng.choice(["py", "txt", "csv", "md"])
+    ext = rng.choice(["rs", "toml", "md"] if fx.kind == "rust" else ["py", "txt", "csv", "md"])
     matches = sorted(p for p in visible(fx) if p.endswith("." + ext))
     return Case({"ext": ext}, (cmd(f'find . -name "*.{ext}"'),), found_check(fx, matches))
 

@@ -50,6 +50,17 @@ TRAIN_FIXTURES = 64  # anchor fixture seeds (per kind): half the training rows, 
 EXTRA_FIXTURES = 4096  # more fixture seeds for the other half: names too many to memorise, so copying pays
 ANCHOR_SHARE = 0.5
 HELD_OUT_PER_INTENT = {"seen_values": 6, "new_values": 6, "new_intents": 10}
+# Intents that read whatever repository they are in (list, show, head/tail, count, search, find): drawn on a Rust crate
+# this share of the time. Drawn on Python fixtures alone, `.rs` and `Cargo.toml` were only ever built (`cargo ...`), a
+# `.py` mostly run and a definition always a `def`: "show me lib.rs" gave `cargo check`, "cat Cargo.toml" `cargo build`.
+READS_ANY_REPO = frozenset({"list_root", "list_dir", "file_details", "show_file", "head_file", "tail_file", "last_line",
+                            "nth_line", "first_line", "count_lines", "count_words", "count_bytes", "search_text",
+                            "find_definition", "find_by_name", "find_by_ext"})  # fmt: skip
+RUST_REPO_SHARE = 0.3
+# What the issue names as asked first (list, show, count, search, run the tests, git status/diff/log, create a file or
+# a script, short questions): these intents are drawn twice as often as the others (`training_requests`)
+ASKED_FIRST = frozenset({"list_root", "list_dir", "show_file", "count_lines", "search_text", "run_py_tests", "git_status",
+                         "git_diff", "git_log", "create_file", "create_script", "explain"})  # fmt: skip
 # Single-turn intents whose training rows may go on to a closing "Done." (``closing_share``): not those whose
 # command a multi-turn intent runs to state an answer (wc, find, git log, git status, python3: a quickstart
 # run that closed those too answered "Done." to "how many .py files?" after the count), nor those on the
@@ -109,9 +120,19 @@ def _fixture(kind: str, split: str, seed: int) -> Fixture:
     return python_fixture(pool) if kind == "python" else rust_fixture(pool)
 
 
+def _kind(intent: Intent, split: str, fixture_seed: int) -> str:
+    """The fixture kind of a request: the intent's, or for `READS_ANY_REPO` a Rust crate `RUST_REPO_SHARE` of the
+    time (decided by the fixture's seed, so the draws of every other row stay what they were)."""
+    if intent.name not in READS_ANY_REPO:
+        return intent.fixture
+    digest = hashlib.sha256(f"kind/{intent.name}/{split}/{fixture_seed}".encode()).digest()
+    return "rust" if int.from_bytes(digest[:8], "big") < RUST_REPO_SHARE * 2**64 else intent.fixture
+
+
 def _request(intent: Intent, split_values: str, split_phrasing: str, fixture_seed: int, rng: random.Random, part: str,
-             closing: bool = False) -> Request:  # fmt: skip
-    fixture = _fixture(intent.fixture, split_values, fixture_seed)
+             closing: bool = False, kind: str | None = None) -> Request:  # fmt: skip
+    """One request of ``intent`` on the fixture ``fixture_seed``; ``kind`` fixes the fixture's kind (a session's)."""
+    fixture = _fixture(kind or _kind(intent, split_values, fixture_seed), split_values, fixture_seed)
     pool = ValuePool(split_values, rng=random.Random(rng.random()))
     case = intent.build(fixture, rng, pool)
     text = render(rng.choice(intent.templates(split_phrasing)), case.slots, rng)
@@ -143,18 +164,20 @@ def says_a_suite_request(text: str) -> bool:
     return any(blind in padded for blind in _suite_texts())
 
 
-def _fresh_request(intent: Intent, fixture_seed: int, rng: random.Random, closing: bool = False) -> Request:
+def _fresh_request(intent: Intent, fixture_seed: int, rng: random.Random, closing: bool = False, kind: str | None = None
+                   ) -> Request:  # fmt: skip
     """A training request that is no suite request (`says_a_suite_request`), drawn again until it is not."""
     while True:
-        request = _request(intent, "train", "train", fixture_seed, rng, "train", closing)
+        request = _request(intent, "train", "train", fixture_seed, rng, "train", closing, kind)
         if not says_a_suite_request(request.text):
             return request
 
 
 def training_requests(n: int, seed: int = 0, intents: Iterable[str] | None = None, multi_turn_share: float = 0.2,
                       closing_share: float = 0.0) -> list[Request]:  # fmt: skip
-    """``n`` training requests, intents drawn evenly (multi-turn ones at ``multi_turn_share`` of the rows);
-    ``closing_share`` of the single-turn CMD and EDIT rows go on with the result and a closing MSG."""
+    """``n`` training requests, intents drawn evenly but `ASKED_FIRST` twice as often (multi-turn ones at
+    ``multi_turn_share`` of the rows); ``closing_share`` of the single-turn CMD and EDIT rows go on with the result
+    and a closing MSG."""
     catalogue = all_intents()
     names = [k for k in (intents or catalogue) if k not in HELD_OUT_INTENTS]
     single = [k for k in names if not catalogue[k].multi_turn]
@@ -164,7 +187,7 @@ def training_requests(n: int, seed: int = 0, intents: Iterable[str] | None = Non
     out = []
     for _ in range(n):
         pick = multi if multi and (not single or rng.random() < multi_turn_share) else single
-        intent = catalogue[rng.choice(pick)]
+        intent = catalogue[rng.choices(pick, weights=[2 if k in ASKED_FIRST else 1 for k in pick])[0]]
         closing = intent.name in CLOSING_INTENTS and closing_rng.random() < closing_share
         # Rows that carry a command's real output stay on the anchors, whose runs are cached.
         anchored = intent.multi_turn or rng.random() < ANCHOR_SHARE or closing
@@ -193,7 +216,7 @@ def training_sessions(n: int, seed: int = 0, intents: Iterable[str] | None = Non
         picks = [rng.choice(answered) for _ in range(turns - 1)] + [rng.choice(names)]
         session = []
         for k, name in enumerate(picks):
-            request = _fresh_request(catalogue[name], fixture_seed, rng)
+            request = _fresh_request(catalogue[name], fixture_seed, rng, kind="python")  # one work dir
             if k < turns - 1 and not request.multi_turn and request.case.actions[0]["action"] != "MSG":
                 request = replace(request, closing=True)
             session.append(request)
