@@ -314,10 +314,10 @@ def test_no_training_phrasing_holds_a_heldout_pool_word():
 
 
 def test_sessions_are_requests_in_a_row_on_one_work_dir(fixture_cache):
-    """2-4 training requests on one fixture; each turn but the last answered to its closing MSG; only the last
+    """4-8 training requests on one fixture; each turn but the last answered to its closing MSG; only the last
     may change the work dir, so every earlier reference and stated fact holds on the fixture as built."""
     sessions = training_sessions(200, seed=1)
-    assert {len(s) for s in sessions} == {3, 4, 5, 6}
+    assert {len(s) for s in sessions} == {4, 5, 6, 7, 8}
     catalogue = all_intents()
     for session in sessions:
         assert len({r.fixture.key for r in session}) == 1 and session[0].fixture.kind == "python"

@@ -64,7 +64,7 @@ def terminal_dialogs(n: int, seed: int = 0, multi_turn_share: float = 0.2, cache
                      closing_states_output: bool = False) -> list[list[Message]]:  # fmt: skip
     """``n`` training-split terminal requests as dialogs; multi-turn ones (and ``closing_share`` of the
     single-turn actions, which end with a closing MSG) carry the real command output. ``session_share`` x ``n``
-    sessions (`training_sessions`: 3-6 requests in a row on one work dir) come beside them. ``closing_states_output``:
+    sessions (`training_sessions`: 4-8 requests in a row on one work dir) come beside them. ``closing_states_output``:
     a closing MSG states a short output instead of "Done." (`closing_message`), or what its case's ``closing`` says
     a long one shows, and a session may answer any command so.
 

@@ -44,7 +44,7 @@ class RustyScriptArguments(ScriptArguments):
     )
     terminal_session_share: float = field(
         default=0.0,
-        metadata={"help": "SFT: sessions of 3-6 terminal requests in a row on one work dir (each answered to its closing "
+        metadata={"help": "SFT: sessions of 4-8 terminal requests in a row on one work dir (each answered to its closing "
                   "MSG before the next), as a share of num_terminal, beside the single requests."},
     )
     terminal_closing_states_output: bool = field(
