@@ -120,7 +120,9 @@ def test_a_shown_file_is_that_file_alone(cache):
     path = request.case.slots["file"]
     assert judge(request.case.first, Action("CMD", command=f"cat {path}"), root).ok
     assert judge(request.case.first, Action("CMD", command=f"cat -n {path}"), root).ok  # another way to show it
-    verdict = judge(request.case.first, Action("CMD", command=f"cat {path} README.md notes.txt"), root)
+    files = request.fixture.tree_files()  # a Python package or a Rust crate (`dataset.READS_ANY_REPO`)
+    others = [p for p in sorted(files) if p != path and not p.startswith(".") and files[p].strip()][:2]
+    verdict = judge(request.case.first, Action("CMD", command=f"cat {path} {' '.join(others)}"), root)
     assert not verdict.ok and verdict.reason.startswith("shows")
 
 
