@@ -182,12 +182,13 @@ def training_requests(n: int, seed: int = 0, intents: Iterable[str] | None = Non
     names = [k for k in (intents or catalogue) if k not in HELD_OUT_INTENTS]
     single = [k for k in names if not catalogue[k].multi_turn]
     multi = [k for k in names if catalogue[k].multi_turn]
+    single_weights, multi_weights = ([2 if k in ASKED_FIRST else 1 for k in group] for group in (single, multi))
     rng = random.Random(seed)
     closing_rng = random.Random(f"closing/{seed}")  # its own stream: the other rows stay what they were
     out = []
     for _ in range(n):
         pick = multi if multi and (not single or rng.random() < multi_turn_share) else single
-        intent = catalogue[rng.choices(pick, weights=[2 if k in ASKED_FIRST else 1 for k in pick])[0]]
+        intent = catalogue[rng.choices(pick, weights=multi_weights if pick is multi else single_weights)[0]]
         closing = intent.name in CLOSING_INTENTS and closing_rng.random() < closing_share
         # Rows that carry a command's real output stay on the anchors, whose runs are cached.
         anchored = intent.multi_turn or rng.random() < ANCHOR_SHARE or closing
