@@ -9,7 +9,9 @@
 
 One user message may lead to several steps: after a CMD or EDIT the model sees the result (as a
 ``tool`` message, rendered as a ``<|system|>`` turn) and acts again, until it answers MSG or
-``max_steps`` actions have run. An action identical to the two before it (within one user message)
+``max_steps`` actions have run. With ``confirm``, a CMD or EDIT that would delete a file or rewrite one losing its
+old bytes is carried out only if ``confirm(action, deleted, rewritten)`` says yes (rusty-terminal asks the user); the model
+sees that it was not. An action identical to the two before it (within one user message)
 is not run a third time: the step says so and control returns to the user. An action the workspace
 cannot carry out (a refused path, a command holding a NUL character, a work dir over its size
 limit) is answered with one line naming the problem, which the model sees too; nothing is raised. A reply that is not a valid action gets the protocol's correction
@@ -30,7 +32,7 @@ from dataclasses import dataclass
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from rusty_hf.agent.tool_calling import enable_tool_calling
-from rusty_hf.agent.workspace import PathRefused, Workspace
+from rusty_hf.agent.workspace import PathRefused, Workspace, loses_data
 from rusty_hf.inference.streaming import stream_pieces
 from rusty_hf.sandbox import SandboxError
 from rusty_hf.protocol import Action, ProtocolError, parse_action
@@ -72,6 +74,8 @@ class AgentSession:
             command outputs since (`rusty_hf.protocol.copying`), and request words that name a path of
             the workspace: Rusty writes the file it was asked about, not one it remembers.
         dry_run: show CMD/EDIT without executing them (toggle at any time).
+        confirm: asked ``(action, deleted, rewritten)`` before a CMD or EDIT loses data (`workspace.loses_data`); None applies
+            every change (``:undo`` still puts it back).
         on_text: called with each streamed chunk of model text.
         on_retry: called with each ProtocolError before its correction is sent.
     """
@@ -89,6 +93,7 @@ class AgentSession:
         constrained: bool = True,
         copy: bool = True,
         dry_run: bool = False,
+        confirm: Callable[[Action, list[str], list[str]], bool] | None = None,
         on_text: Callable[[str], None] | None = None,
         on_retry: Callable[[ProtocolError], None] | None = None,
     ) -> None:
@@ -99,7 +104,7 @@ class AgentSession:
         self.tokenizer = enable_tool_calling(tokenizer)
         self.workspace = workspace
         self.max_new_tokens, self.max_retries, self.max_steps = max_new_tokens, max_retries, max_steps
-        self.constrained, self.copy, self.dry_run = constrained, copy, dry_run
+        self.constrained, self.copy, self.dry_run, self.confirm = constrained, copy, dry_run, confirm
         self.on_text, self.on_retry = on_text, on_retry
         generation_eos_ids(tokenizer)  # a tokenizer without Rusty's end-of-turn token fails here, not mid-chat
         self.system_prompt = system_prompt
@@ -175,7 +180,8 @@ class AgentSession:
             if self.dry_run:
                 return f"[dry run] not executed: {action.command}", False
             try:
-                return self.workspace.run(action.command).describe(MAX_RESULT_CHARS), True
+                approve = None if self.confirm is None else lambda deleted, rewritten: self.confirm(action, deleted, rewritten)
+                return self.workspace.run(action.command, approve=approve).describe(MAX_RESULT_CHARS), True
             except (ValueError, OSError, SandboxError) as exc:  # CommandRefused, WorkspaceTooBig, ...
                 return f"[not run: {exc}]", False
         if action.action == "EDIT":
@@ -185,6 +191,10 @@ class AgentSession:
                 return str(exc), False
             if self.dry_run:
                 return f"[dry run] not written: {action.path} ({len(action.content)} chars)", False
+            before = target.read_bytes() if target.is_file() and not target.is_symlink() else None
+            if self.confirm is not None and loses_data(before, action.content.encode("utf-8")):
+                if not self.confirm(action, [], [action.path]):
+                    return f"[not written: the user did not approve rewriting {action.path}]", False
             try:
                 self.workspace.write_file(action.path, action.content)
             except (PathRefused, OSError) as exc:

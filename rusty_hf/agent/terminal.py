@@ -11,6 +11,8 @@ the prompt: ``:dry`` toggles dry-run (actions shown, not executed), ``:undo`` pu
 that Rusty's last reply wrote or deleted, and its folders (again: the reply before, up to twenty requests back),
 ``:clear`` starts a new conversation, ``:help`` lists these, ``:q``/``exit`` (or Ctrl-D) quit. Input
 lines are kept in a readline history file (``--history-file``).
+A CMD or EDIT that would delete a file or rewrite one losing its old bytes asks first (``[y/N]``; ``--yes`` applies
+such changes without asking); declined, nothing it did is kept and Rusty sees that.
 
 Before the first prompt the arguments and the model folder are checked (a mistake is one line on
 stderr and exit status 2; ``--debug`` shows a traceback), the model loads without progress bars, and
@@ -59,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="weight quantization: none, int8 (CPU weight-only or bitsandbytes on CUDA) or 4bit (bitsandbytes)")
     parser.add_argument("--trust-remote-code", action="store_true", help="allow a Hub checkpoint's own model code")
     parser.add_argument("--dry-run", action="store_true", help="start with dry-run on: show CMD/EDIT, run nothing")
+    parser.add_argument("--yes", action="store_true",
+                        help="apply an action that deletes a file or rewrites its lines without asking first")
     parser.add_argument("--history-file", default=DEFAULT_HISTORY, help="readline history file ('' for none)")
     parser.add_argument("--max-new-tokens", type=_at_least(1), default=256, help="generation budget per reply")
     parser.add_argument("--max-retries", type=_at_least(0), default=2, help="retries after a malformed reply")
@@ -186,6 +190,17 @@ def handle_line(line: str, session: AgentSession, printer: ReplyPrinter | None =
 
 
 
+def ask_before_loss(action, deleted: list[str], rewritten: list[str]) -> bool:
+    """Ask at the prompt whether to apply an action that deletes ``deleted`` or rewrites ``rewritten``: y applies it."""
+    shown = f"$ {action.command}" if action.action == "CMD" else f"edit {action.path}"
+    what = "; ".join(f"{verb} {', '.join(paths)}" for verb, paths in (("deletes", deleted), ("rewrites", rewritten)) if paths)
+    try:
+        answer = input(f"[{shown} {what}. Apply? y/N] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
 def start_session(args: argparse.Namespace, printer: ReplyPrinter) -> AgentSession:
     """Check the arguments, load the model, warm it up (so the first reply is quick) and open the session."""
     from rusty_hf.hub.checkpoints import check_model_source
@@ -212,6 +227,7 @@ def start_session(args: argparse.Namespace, printer: ReplyPrinter) -> AgentSessi
         model, tokenizer, Workspace(args.workdir, timeout=args.timeout), system_prompt=args.system_prompt,
         max_new_tokens=args.max_new_tokens, max_retries=args.max_retries, max_steps=args.max_steps,
         constrained=args.constrained, dry_run=args.dry_run, on_text=printer, on_retry=on_retry,
+        confirm=None if args.yes else ask_before_loss,
     )  # fmt: skip
     warm_up(model, session.tokenizer, constrained=args.constrained)
     return session

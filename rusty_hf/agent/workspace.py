@@ -38,6 +38,11 @@ the next), symlinks a command creates, and any change made by a command that
 timed out or was killed (``CommandResult.note`` says so). The sandbox's ``Limits.disk_mb`` bounds
 the workspace size; a larger one is refused with a message naming the fix.
 
+A command's changes that lose data (a file deleted, or rewritten so that its old bytes are no longer its start: a
+`sed -i`, a `>` over it, a sort; an append keeps them) are applied only if ``approve`` (given to :meth:`Workspace.run`)
+says yes; rusty-terminal asks the user. The decision is made on what the run did to the copy, not on the command's
+text, so no program's name is special.
+
 Once a step is open (:meth:`Workspace.begin_change`; rusty-terminal opens one per request), every
 change is journalled with the file's old bytes (and each folder made or removed), and :meth:`Workspace.undo` puts
 the whole step back (rusty-terminal's ``:undo``).
@@ -48,6 +53,7 @@ from __future__ import annotations
 import os
 import secrets
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -83,6 +89,18 @@ class CommandRefused(ValueError):
 
 class WorkspaceTooBig(ValueError):
     """The work dir holds more than the sandbox's ``Limits.disk_mb`` allows a command to see."""
+
+
+# (files a change would delete, files it would rewrite losing their old bytes) -> whether to apply it
+Approve = Callable[[list[str], list[str]], bool]
+
+
+def loses_data(before: bytes | None, after: bytes | None) -> bool:
+    """Whether writing ``after`` (None: deleting) over ``before`` (None: no file) loses bytes the file held: a
+    deletion, or new content that does not start with the old. Appending loses nothing; nor does writing a new file."""
+    if not before:
+        return False
+    return after is None or not after.startswith(before)
 
 
 @dataclass
@@ -367,8 +385,11 @@ class Workspace:
             )
         return files, frozenset(folders)
 
-    def run(self, command: str) -> CommandResult:
+    def run(self, command: str, approve: Approve | None = None) -> CommandResult:
         """Run ``command`` with ``/bin/sh`` in the sandbox on a copy of the workspace, then apply its file changes.
+
+        With ``approve``, changes that lose data (`loses_data`) are applied only if ``approve(deleted, rewritten)`` is
+        true; otherwise none of the run's changes is, and ``CommandResult.note`` says so.
 
         Raises:
             CommandRefused: an empty command, or one holding a NUL character (no shell can run it).
@@ -397,10 +418,18 @@ class Workspace:
             out.note = f"the command {why}; its file changes were not kept"
         elif result.files is None:
             out.note = f"its file changes were not kept: {result.files_note}"
+        elif approve is not None and not self._approved(files, result.files, approve):
+            out.note = "its file changes were not kept: the user did not approve them"
         else:
             self._apply(files, result.files, out)
             self._apply_folders(folders, result.folders or frozenset(), out)
         return out
+
+    @staticmethod
+    def _approved(before: dict[str, bytes], after: dict[str, bytes], approve: Approve) -> bool:
+        deleted = sorted(before.keys() - after.keys())
+        rewritten = sorted(name for name in after.keys() & before.keys() if loses_data(before[name], after[name]))
+        return not (deleted or rewritten) or approve(deleted, rewritten)
 
     def _apply(self, before: dict[str, bytes], after: dict[str, bytes], out: CommandResult) -> None:
         refused = []

@@ -6,7 +6,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from rusty_hf.agent.session import AgentSession
 from rusty_hf.agent.workspace import Workspace
 from rusty_hf.sandbox import Limits
-from tests.agent.conftest import SYSTEM_PROMPT
+from tests.agent.conftest import ADD_SOLUTION, SYSTEM_PROMPT
 
 
 @pytest.fixture(scope="module")
@@ -146,3 +146,22 @@ def test_undo_puts_back_what_the_last_reply_wrote_and_tells_the_model(make_sessi
     assert (session.workspace.root / "notes.txt").read_text() == "my own notes"
     assert session.messages[-1] == {"role": "system", "content": "The user undid your last changes: notes.txt"}
     assert session.undo() == [] and session.messages[-1]["content"].endswith(": notes.txt")  # nothing more said
+
+
+def test_an_edit_that_rewrites_a_file_is_written_only_when_confirmed(make_session):
+    asked = []
+    session = make_session(confirm=lambda action, deleted, rewritten: asked.append((action.path, deleted, rewritten)))
+    session.workspace.write_file("solution.py", "old = 1\n")
+    (step,) = session.respond("write add")
+    assert asked == [("solution.py", [], ["solution.py"])] and not step.executed
+    assert "did not approve rewriting solution.py" in step.result and session.messages[-1]["content"] == step.result
+    assert (session.workspace.root / "solution.py").read_text() == "old = 1\n"
+    session = make_session(confirm=lambda action, deleted, rewritten: True)
+    (step,) = session.respond("write add")
+    assert step.executed and (session.workspace.root / "solution.py").read_text() == ADD_SOLUTION
+
+
+def test_a_new_file_needs_no_confirmation(make_session):
+    session = make_session(confirm=lambda *args: pytest.fail(f"asked: {args}"))
+    (step,) = session.respond("make notes")
+    assert step.executed and (session.workspace.root / "notes.txt").read_text() == "remember the milk"

@@ -11,7 +11,7 @@ import pexpect
 import pytest
 
 from rusty_hf.agent.terminal import main
-from tests.agent.conftest import SYSTEM_PROMPT
+from tests.agent.conftest import ADD_SOLUTION, SYSTEM_PROMPT
 
 pytestmark = pytest.mark.slow
 
@@ -73,6 +73,25 @@ def test_edit_inside_the_workdir_is_written(terminal):
     _say(child, ":clear")
     assert "rusty> [edit notes.txt: 1 line]" in _say(child, "make notes")
     assert (workdir / "notes.txt").read_text() == "remember the milk"
+
+
+def test_an_edit_that_rewrites_a_file_asks_first(terminal):
+    child, workdir, _ = terminal
+    _say(child, ":clear")
+    (workdir / "solution.py").write_text("old = 1\n")
+    child.sendline("write add")
+    child.expect_exact("[edit solution.py rewrites solution.py. Apply? y/N] ")
+    child.sendline("n")
+    child.expect_exact(PROMPT)
+    assert "did not approve rewriting solution.py" in child.before
+    assert (workdir / "solution.py").read_text() == "old = 1\n"
+    _say(child, ":clear")
+    child.sendline("write add")
+    child.expect_exact("Apply? y/N] ")
+    child.sendline("y")
+    child.expect_exact(PROMPT)
+    assert (workdir / "solution.py").read_text() == ADD_SOLUTION
+    (workdir / "solution.py").unlink()
 
 
 def test_edit_leaving_the_workdir_is_refused_and_writes_nothing(terminal):

@@ -148,3 +148,34 @@ def test_undo_reports_a_path_it_cannot_put_back_and_restores_the_rest(ws, tmp_pa
     undone = ws.undo()
     assert undone[0] == "a.txt" and undone[1].startswith("sub/b.txt (not put back: ")
     assert (ws.root / "a.txt").read_text() == "a0" and not (tmp_path / "b.txt").exists()
+
+
+def test_a_run_that_loses_data_is_applied_only_when_approved(ws):
+    """`approve` sees what a run would delete and which files it would rewrite losing their old bytes; declined, none
+    of the run's changes is kept (not the new file beside the deletion either)."""
+    ws.write_file("notes.txt", "buy eggs\nwater plants\n")
+    ws.write_file("old.log", "x\n")
+    asked = []
+
+    def no(deleted, rewritten):
+        asked.append((deleted, rewritten))
+        return False
+
+    out = ws.run("rm old.log && sed -i 's/eggs/milk/' notes.txt && echo new > new.txt", approve=no)
+    assert asked == [(["old.log"], ["notes.txt"])]
+    assert "not kept: the user did not approve" in out.describe()
+    assert (ws.root / "old.log").exists() and (ws.root / "notes.txt").read_text() == "buy eggs\nwater plants\n"
+    assert not (ws.root / "new.txt").exists() and out.changed == out.deleted == []
+    out = ws.run("echo gone > notes.txt", approve=lambda deleted, rewritten: rewritten == ["notes.txt"])
+    assert (ws.root / "notes.txt").read_text() == "gone\n" and out.changed == ["notes.txt"]
+
+
+def test_appending_or_writing_a_new_file_asks_nothing(ws):
+    ws.write_file("notes.txt", "buy eggs\n")
+
+    def never(deleted, rewritten):
+        raise AssertionError(f"asked about {deleted} {rewritten}")
+
+    ws.run("echo 'water plants' >> notes.txt && echo hi > fresh.txt && : > empty.txt", approve=never)
+    assert (ws.root / "notes.txt").read_text() == "buy eggs\nwater plants\n"
+    assert (ws.root / "fresh.txt").read_text() == "hi\n" and (ws.root / "empty.txt").exists()
