@@ -191,9 +191,12 @@ class AgentSession:
                 return str(exc), False
             if self.dry_run:
                 return f"[dry run] not written: {action.path} ({len(action.content)} chars)", False
-            before = target.read_bytes() if target.is_file() and not target.is_symlink() else None
-            if self.confirm is not None and loses_data(before, action.content.encode("utf-8")):
-                if not self.confirm(action, [], [action.path]):
+            if self.confirm is not None and target.is_file():
+                try:
+                    lost = loses_data(target.read_bytes(), action.content.encode("utf-8"))
+                except OSError:  # unreadable: ask rather than guess
+                    lost = True
+                if lost and not self.confirm(action, [], [action.path]):
                     return f"[not written: the user did not approve rewriting {action.path}]", False
             try:
                 self.workspace.write_file(action.path, action.content)

@@ -190,14 +190,35 @@ def handle_line(line: str, session: AgentSession, printer: ReplyPrinter | None =
 
 
 
+MAX_LISTED = 5  # paths named in the question; the rest are counted
+
+
+def _listed(paths: list[str]) -> str:
+    names = [path if path.isprintable() else repr(path) for path in paths[:MAX_LISTED]]
+    return ", ".join(names) + (f" and {len(paths) - MAX_LISTED} more" if len(paths) > MAX_LISTED else "")
+
+
 def ask_before_loss(action, deleted: list[str], rewritten: list[str]) -> bool:
-    """Ask at the prompt whether to apply an action that deletes ``deleted`` or rewrites ``rewritten``: y applies it."""
+    """Ask at the prompt whether to apply an action that deletes ``deleted`` or rewrites ``rewritten``: y applies it.
+
+    Only a terminal is asked: on piped input the next line is the next request, not an answer, so the action is
+    not applied (``--yes`` applies such actions). Ctrl-C or Ctrl-D at the question is a no."""
     shown = f"$ {action.command}" if action.action == "CMD" else f"edit {action.path}"
-    what = "; ".join(f"{verb} {', '.join(paths)}" for verb, paths in (("deletes", deleted), ("rewrites", rewritten)) if paths)
+    what = "; ".join(f"{verb} {_listed(paths)}" for verb, paths in (("deletes", deleted), ("rewrites", rewritten)) if paths)
+    if not sys.stdin.isatty():
+        _print(f"[{shown} {what}: not applied; stdin is not a terminal (--yes applies such actions)]")
+        return False
     try:
         answer = input(f"[{shown} {what}. Apply? y/N] ")
-    except EOFError:
+    except (EOFError, KeyboardInterrupt):
+        _print()
         return False
+    try:  # the answer is no request: keep it out of the readline history
+        import readline
+
+        readline.remove_history_item(readline.get_current_history_length() - 1)
+    except (ImportError, ValueError):
+        pass
     return answer.strip().lower() in ("y", "yes")
 
 

@@ -418,18 +418,24 @@ class Workspace:
             out.note = f"the command {why}; its file changes were not kept"
         elif result.files is None:
             out.note = f"its file changes were not kept: {result.files_note}"
-        elif approve is not None and not self._approved(files, result.files, approve):
-            out.note = "its file changes were not kept: the user did not approve them"
+        elif approve is not None and (refusal := self._refusal(files, result.files, approve)):
+            out.note = f"its file changes were not kept: {refusal}"
         else:
             self._apply(files, result.files, out)
             self._apply_folders(folders, result.folders or frozenset(), out)
         return out
 
-    @staticmethod
-    def _approved(before: dict[str, bytes], after: dict[str, bytes], approve: Approve) -> bool:
-        deleted = sorted(before.keys() - after.keys())
+    def _refusal(self, before: dict[str, bytes], after: dict[str, bytes], approve: Approve) -> str | None:
+        """Why a run's changes are not applied (None: they are): not approved, or the work dir changed meanwhile."""
+        deleted = sorted(name for name in before.keys() - after.keys() if loses_data(before[name], None))
         rewritten = sorted(name for name in after.keys() & before.keys() if loses_data(before[name], after[name]))
-        return not (deleted or rewritten) or approve(deleted, rewritten)
+        if not (deleted or rewritten):
+            return None
+        if not approve(deleted, rewritten):
+            return "the user did not approve them"
+        if self.tree()[0] != before:  # edited by hand while the user was asked: the run saw another work dir
+            return "the work dir changed while the user was asked; run it again"
+        return None
 
     def _apply(self, before: dict[str, bytes], after: dict[str, bytes], out: CommandResult) -> None:
         refused = []

@@ -4,6 +4,7 @@ import pytest
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from rusty_hf.agent.session import AgentSession
+from rusty_hf.protocol import Action
 from rusty_hf.agent.workspace import Workspace
 from rusty_hf.sandbox import Limits
 from tests.agent.conftest import ADD_SOLUTION, SYSTEM_PROMPT
@@ -159,6 +160,15 @@ def test_an_edit_that_rewrites_a_file_is_written_only_when_confirmed(make_sessio
     session = make_session(confirm=lambda action, deleted, rewritten: True)
     (step,) = session.respond("write add")
     assert step.executed and (session.workspace.root / "solution.py").read_text() == ADD_SOLUTION
+
+
+def test_a_command_that_deletes_a_file_is_run_only_when_confirmed(make_session):
+    asked = []
+    session = make_session(confirm=lambda action, deleted, rewritten: asked.append((action.command, deleted)) or False)
+    session.workspace.write_file("a.txt", "keep me\n")
+    result, executed = session.execute(Action("CMD", command="rm a.txt"))
+    assert asked == [("rm a.txt", ["a.txt"])] and "did not approve" in result
+    assert (session.workspace.root / "a.txt").read_text() == "keep me\n"
 
 
 def test_a_new_file_needs_no_confirmation(make_session):

@@ -179,3 +179,28 @@ def test_appending_or_writing_a_new_file_asks_nothing(ws):
     ws.run("echo 'water plants' >> notes.txt && echo hi > fresh.txt && : > empty.txt", approve=never)
     assert (ws.root / "notes.txt").read_text() == "buy eggs\nwater plants\n"
     assert (ws.root / "fresh.txt").read_text() == "hi\n" and (ws.root / "empty.txt").exists()
+
+
+def test_what_a_declined_run_made_or_deleted_stays_as_it_was_and_empty_files_ask_nothing(ws):
+    ws.write_file("data.bin", b"\x00\x01\x02")
+    ws.write_file("empty.txt", "")
+    asked = []
+    out = ws.run("mkdir made && printf '\\003' > data.bin", approve=lambda d, r: asked.append((d, r)) or False)
+    assert asked == [([], ["data.bin"])] and "not kept" in out.describe()
+    assert not (ws.root / "made").exists() and (ws.root / "data.bin").read_bytes() == b"\x00\x01\x02"
+    ws.run("rm empty.txt", approve=lambda d, r: pytest.fail(f"asked about {d} {r}"))  # nothing in it to lose
+    assert not (ws.root / "empty.txt").exists()
+
+
+def test_a_run_approved_after_the_work_dir_changed_is_not_applied(ws):
+    """The run saw the files as they were before the question: edited by hand meanwhile, its changes would undo the
+    edit, so none is applied."""
+    ws.write_file("notes.txt", "buy eggs\n")
+
+    def edit_then_yes(deleted, rewritten):
+        (ws.root / "notes.txt").write_text("buy eggs\ncall mum\n")
+        return True
+
+    out = ws.run("rm notes.txt", approve=edit_then_yes)
+    assert "changed while the user was asked" in out.describe()
+    assert (ws.root / "notes.txt").read_text() == "buy eggs\ncall mum\n"
