@@ -12,6 +12,7 @@ from rusty_hf.data.terminal.checks import Check, judge
 from rusty_hf.data.terminal.dataset import (
     CLOSING_INTENTS,
     ASKED_FIRST,
+    OUTPUT_FIXTURES,
     PARTS,
     READS_ANY_REPO,
     RUST_REPO_SHARE,
@@ -135,6 +136,16 @@ def test_what_users_ask_first_is_drawn_twice_as_often(training):
     first = [counts[k] for k in ASKED_FIRST]
     others = [n for k, n in counts.items() if k not in ASKED_FIRST]
     assert 1.6 < (sum(first) / len(first)) / (sum(others) / len(others)) < 2.4
+
+
+def test_rows_that_carry_an_output_spread_over_many_fixtures(training):
+    """Multi-turn rows and sessions draw from `OUTPUT_FIXTURES` work dirs, not the 64 anchors: on the anchors alone
+    each came back ~170 times, and a closing could state an anchor's name instead of what the output showed."""
+    multi = {r.fixture.key for r in training if r.multi_turn}
+    sessions = {s[0].fixture.key for s in training_sessions(300, seed=2)}
+    assert OUTPUT_FIXTURES >= 512 and len(multi) > 200 and len(sessions) > 200
+    untracked = Counter(r.fixture.facts["untracked"][0] for r in training if r.intent == "what_changed")
+    assert max(untracked.values()) <= 4  # no name a closing could learn by heart
 
 
 def test_file_reading_intents_run_on_rust_crates_too_and_their_references_pass_there(training, fixture_cache):
@@ -338,3 +349,18 @@ def test_sessions_are_requests_in_a_row_on_one_work_dir(fixture_cache):
     alone = [sft_messages(r, fixture_cache)[1:] for r in session]
     assert messages[1:] == [m for turn in alone for m in turn]
     assert training_sessions(5, seed=1) == sessions[:5]  # seeded
+
+
+def test_every_explained_topic_is_judged_by_its_own_facts():
+    """Each `explain` answer passes its own check and no other topic's answer does (nor an echo of the question);
+    no answer states a number (a conversation's closing rules refuse numbers no request or output showed)."""
+    from rusty_hf.data.terminal.catalog_talk import TOPICS
+    from rusty_hf.data.terminal.checks import numbers
+
+    for topic, (answer, groups) in TOPICS.items():
+        check = Check("msg", all_of=groups)
+        assert judge(check, Action("MSG", message=answer), None).ok, topic
+        assert not numbers(answer), topic
+        assert not judge(check, Action("MSG", message=f"No idea what {topic} is."), None).ok, topic
+        others = [t for t, (a, _) in TOPICS.items() if t != topic and judge(check, Action("MSG", message=a), None).ok]
+        assert not others, (topic, others)
