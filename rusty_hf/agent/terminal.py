@@ -188,8 +188,6 @@ def handle_line(line: str, session: AgentSession, printer: ReplyPrinter | None =
     return True
 
 
-
-
 MAX_LISTED = 5  # paths named in the question; the rest are counted
 
 
