@@ -17,16 +17,20 @@ from rusty_hf.data.terminal.dataset import (
     READS_ANY_REPO,
     RUST_REPO_SHARE,
     WRITE_INTENTS,
+    evolved_fixture,
     heldout_requests,
     session_messages,
     sft_messages,
     training_requests,
     training_sessions,
 )
-from rusty_hf.data.terminal.fixtures import materialize
+from rusty_hf.agent.workspace import Workspace
+from rusty_hf.data.terminal.checks import MAX_OBSERVATION_CHARS
+from rusty_hf.data.terminal.fixtures import copy_fixture, materialize, python_fixture
+from rusty_hf.data.terminal.run_checks import changes_stated
 from rusty_hf.data.terminal.catalog import all_intents
 from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS
-from rusty_hf.data.terminal.values import ADJECTIVES, HELD_OUT_WORDS, NOUNS, pool_word, word_split, words_of
+from rusty_hf.data.terminal.values import ADJECTIVES, ValuePool, HELD_OUT_WORDS, NOUNS, pool_word, word_split, words_of
 from rusty_hf.protocol import Action
 
 TRAIN_N = 3000
@@ -184,6 +188,32 @@ def test_a_created_script_is_judged_by_running_it(training, fixture_cache):
     path, word = request.case.slots["file"], request.case.slots["word"]
     assert judge(request.case.first, Action("EDIT", path=path, content=f"print('{word}')\n"), root).ok
     assert not judge(request.case.first, Action("EDIT", path=path, content=f"# print('{word}')\n"), root).ok
+
+
+def test_a_script_may_print_a_line_of_several_words_which_the_request_quotes(training):
+    """Half the scripts print a line of several words, typed in quotes even where the phrasing leaves the slot bare;
+    the printed text is the line, whole."""
+    scripts = [r for r in training if r.intent == "create_script"]
+    spaced = [r for r in scripts if " " in r.case.slots["word"]]
+    assert 0.3 < len(spaced) / len(scripts) < 0.7
+    for r in spaced:
+        text = r.case.slots["word"]
+        assert f"'{text}'" in r.text or f'"{text}"' in r.text, r.text
+        assert r.case.actions[0]["content"] == f"print({text!r})\n" and r.case.first.run[1] == text
+    assert len({r.case.slots["word"] for r in scripts}) > 0.6 * len(scripts)  # copied, not remembered
+
+
+def test_quoting_a_spaced_value_draws_nothing_from_the_callers_stream():
+    """The quotes around a line of several words are decided by the line: the requests drawn after it stay the ones
+    drawn before the change (the held-out split among them)."""
+    import random
+
+    from rusty_hf.data.terminal.intents import render
+
+    one, two = random.Random(4), random.Random(4)
+    assert render("make {file} print {word}", {"file": "a.py", "word": "sturdy report done"}, one).count("sturdy") == 1
+    render("make {file} print {word}", {"file": "a.py", "word": "sturdy"}, two)
+    assert one.random() == two.random()
 
 
 def test_a_msg_check_wants_the_fact(training):
@@ -349,6 +379,64 @@ def test_sessions_are_requests_in_a_row_on_one_work_dir(fixture_cache):
     alone = [sft_messages(r, fixture_cache)[1:] for r in session]
     assert messages[1:] == [m for turn in alone for m in turn]
     assert training_sessions(5, seed=1) == sessions[:5]  # seeded
+
+
+def test_sessions_that_go_on_after_a_write_show_what_a_real_session_shows(fixture_cache, tmp_path):
+    """A session whose earlier turn writes: played action by action in one real work dir (as `rusty-terminal` plays
+    it), every command shows what its training row says it showed, and every turn after the write is drawn on the
+    work dir as the write left it."""
+    plain = training_sessions(24, seed=3, states_output=True)
+    sessions = training_sessions(24, seed=3, states_output=True, write_share=1.0, cache_dir=fixture_cache)
+    assert training_sessions(24, seed=3, states_output=True, write_share=0.0) == plain  # no write share: as before
+    going_on = [s for s in sessions if any(r.intent in WRITE_INTENTS for r in s[:-1])]
+    assert len(going_on) >= 18
+    timing = re.compile(r"in \d+\.\d+s")  # unittest's time
+    turns_after = 0
+    for n, session in enumerate(going_on[:8]):
+        k = next(i for i, r in enumerate(session) if r.intent in WRITE_INTENTS)
+        assert len({r.fixture.key for r in session[: k + 1]}) == 1
+        assert len({r.fixture.key for r in session[k + 1:]}) <= 1 and session[-1].fixture.key != session[0].fixture.key
+        turns_after += len(session) - k - 1
+        ws = Workspace(copy_fixture(materialize(session[0].fixture, fixture_cache), tmp_path / f"w{n}"))
+        tools = [m["content"] for m in session_messages(session, fixture_cache, True) if m["role"] == "tool"]
+        played = []
+        for request in session:
+            action = request.case.actions[0]
+            if action["action"] == "CMD":
+                played.append(ws.run(action["command"]).describe(MAX_OBSERVATION_CHARS))
+            elif action["action"] == "EDIT":
+                ws.write_file(action["path"], action["content"])
+                played.append(f"wrote {action['path']} ({len(action['content'])} chars)")
+        assert len(played) - len(tools) in (0, 1)  # the last turn may stop at its action: no result shown
+        assert [timing.sub("", t) for t in played[: len(tools)]] == [timing.sub("", t) for t in tools]
+    assert turns_after >= 8
+
+
+def test_an_evolved_fixture_states_what_git_shows():
+    start = python_fixture(ValuePool("train", seed=5))
+    facts = start.facts
+    assert changes_stated(start) == f"Modified: {facts['modified'][0]}. New, untracked: {facts['untracked'][0]}."
+    files = {path: text.encode() for path, text in start.tree_files().items()}
+    files["README.md"] += b"one more line\n"
+    del files[facts["untracked"][0]]
+    evolved = evolved_fixture(start, files)
+    assert evolved.facts["modified"] == sorted([facts["modified"][0], "README.md"])
+    assert evolved.facts["untracked"] == [] and evolved.facts["deleted"] == []
+    assert sorted(evolved.facts["added_lines"]) == sorted([facts["added_line"], "one more line"])
+    assert "untracked" not in changes_stated(evolved)
+    del files[facts["script"]]
+    gone = evolved_fixture(start, files)
+    assert gone.facts["deleted"] == [facts["script"]] and "added_lines" not in gone.facts  # the diff removes lines
+    assert gone.key != evolved.key and facts["script"] not in gone.tree_files()
+    assert "Deleted: " + facts["script"] in changes_stated(gone)
+    assert evolved_fixture(start, {p: t.encode() for p, t in start.tree_files().items()}).key == start.key
+
+
+def test_a_fixture_after_a_delete_is_built_without_the_file(tmp_path):
+    start = python_fixture(ValuePool("train", seed=6))
+    files = {path: text.encode() for path, text in start.tree_files().items() if path != start.facts["script"]}
+    root = materialize(evolved_fixture(start, files), tmp_path)
+    assert not (root / start.facts["script"]).exists() and (root / "README.md").is_file()
 
 
 def test_every_explained_topic_is_judged_by_its_own_facts():

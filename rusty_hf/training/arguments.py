@@ -47,6 +47,11 @@ class RustyScriptArguments(ScriptArguments):
         metadata={"help": "SFT: sessions of 4-8 terminal requests in a row on one work dir (each answered to its closing "
                   "MSG before the next), as a share of num_terminal, beside the single requests."},
     )
+    terminal_session_write_share: float = field(
+        default=0.0,
+        metadata={"help": "SFT: share of those sessions where an earlier turn changes the work dir too (append, replace, "
+                  "create, delete), and the turns after it act on the work dir as it left it (run in the sandbox)."},
+    )
     terminal_closing_states_output: bool = field(
         default=False,
         metadata={"help": "SFT: a closing MSG after a command with a short output states it (\"It shows: README.md, "
@@ -113,8 +118,9 @@ class RustyScriptArguments(ScriptArguments):
             raise ValueError(f"terminal_multi_turn_share must be in [0, 1], got {self.terminal_multi_turn_share}")
         if not 0 <= self.terminal_closing_share <= 1:
             raise ValueError(f"terminal_closing_share must be in [0, 1], got {self.terminal_closing_share}")
-        if not 0 <= self.terminal_session_share <= 1:
-            raise ValueError(f"terminal_session_share must be in [0, 1], got {self.terminal_session_share}")
+        for name in ("terminal_session_share", "terminal_session_write_share"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)}")
         if self.d_hidden % 32:
             raise ValueError(f"d_hidden must be a multiple of 32 (bitsandbytes 4-bit), got {self.d_hidden}")
 

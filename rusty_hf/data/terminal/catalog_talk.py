@@ -22,6 +22,7 @@ from rusty_hf.data.terminal.excess import other_lines, other_names
 from rusty_hf.data.terminal.fixtures import Fixture
 from rusty_hf.data.terminal.intents import Case, cmd, intent, msg
 from rusty_hf.data.terminal.run_checks import (
+    changed_files,
     changes_stated,
     last_commit_excess,
     script_check,
@@ -148,7 +149,7 @@ def how_long(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
 
 @intent("what_changed", "python", phrasings.WHAT_CHANGED, multi_turn=True)
 def what_changed(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
-    changed = fx.facts["modified"] + fx.facts["untracked"]
+    changed = changed_files(fx)
     answer = changes_stated(fx)
     first = status_check(fx)
     final = Check("msg", all_of=tuple(one(n) for n in changed), no_names=first.no_names)

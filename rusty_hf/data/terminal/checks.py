@@ -196,7 +196,8 @@ class _Runs:
 RUNS = _Runs()
 
 
-def _files_after(root: Path, action: Action, timeout: float) -> tuple[str, _Tree]:
+def files_after(root: Path, action: Action, timeout: float) -> tuple[str, _Tree]:
+    """What the session shows after ``action`` on a copy of ``root``, and the copy's files and folders then."""
     if action.action == "CMD":
         observation, _, tree = RUNS.run(root, action.command, timeout)
         return observation, tree
@@ -212,7 +213,7 @@ def _files_after(root: Path, action: Action, timeout: float) -> tuple[str, _Tree
 
 def observe(action: Action, root: Path, *, timeout: float = COMMAND_TIMEOUT_S) -> str:
     """What the session shows after a CMD or EDIT on a fresh copy of the fixture (for the next turn)."""
-    return _files_after(root, action, timeout)[0]
+    return files_after(root, action, timeout)[0]
 
 
 def fixture_files(root: Path) -> dict[str, bytes]:
@@ -241,7 +242,7 @@ def judge(check: Check, action: Action | None, root: Path, *, timeout: float = C
         observation, output, _ = RUNS.run(root, action.command, timeout)
         reason = _groups_ok(output, check.all_of, fold=False) or _excess(output, check, fold=False)
         return Verdict(reason is None, reason or "ok", observation)
-    observation, (after, folders) = _files_after(root, action, timeout)
+    observation, (after, folders) = files_after(root, action, timeout)
     if check.kind == "files":
         expected = {name: data.decode("utf-8", "replace") for name, data in fixture_files(root).items()}
         for path, content in check.files:

@@ -34,15 +34,16 @@ import random
 import re
 import tempfile
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rusty_hf.data.terminal.catalog import all_intents
-from rusty_hf.data.terminal.checks import RUNS, Check
-from rusty_hf.data.terminal.fixtures import Fixture, materialize, python_fixture, rust_fixture
+from rusty_hf.data.terminal.checks import COMMAND_TIMEOUT_S, RUNS, Check, files_after, judge
+from rusty_hf.data.terminal.fixtures import EvolvedFixture, Fixture, materialize, python_fixture, rust_fixture
 from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS, Case, Intent, render
 from rusty_hf.data.terminal.values import ValuePool, is_new_value
-from rusty_hf.protocol.actions import action_json
+from rusty_hf.protocol.actions import action_json, parse_action
 from rusty_hf.protocol.copying import SHOWN_PREFIX, shown_lines, states_whole, tool_status
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
 
@@ -137,9 +138,10 @@ def _kind(intent: Intent, split: str, fixture_seed: int) -> str:
 
 
 def _request(intent: Intent, split_values: str, split_phrasing: str, fixture_seed: int, rng: random.Random, part: str,
-             closing: bool = False, kind: str | None = None) -> Request:  # fmt: skip
-    """One request of ``intent`` on the fixture ``fixture_seed``; ``kind`` fixes the fixture's kind (a session's)."""
-    fixture = _fixture(kind or _kind(intent, split_values, fixture_seed), split_values, fixture_seed)
+             closing: bool = False, kind: str | None = None, fixture: Fixture | None = None) -> Request:  # fmt: skip
+    """One request of ``intent`` on the fixture ``fixture_seed``; ``kind`` fixes the fixture's kind (a session's),
+    ``fixture`` the fixture itself (a session's work dir after a write)."""
+    fixture = fixture or _fixture(kind or _kind(intent, split_values, fixture_seed), split_values, fixture_seed)
     pool = ValuePool(split_values, rng=random.Random(rng.random()))
     case = intent.build(fixture, rng, pool)
     text = render(rng.choice(intent.templates(split_phrasing)), case.slots, rng)
@@ -171,11 +173,11 @@ def says_a_suite_request(text: str) -> bool:
     return any(blind in padded for blind in _suite_texts())
 
 
-def _fresh_request(intent: Intent, fixture_seed: int, rng: random.Random, closing: bool = False, kind: str | None = None
-                   ) -> Request:  # fmt: skip
+def _fresh_request(intent: Intent, fixture_seed: int, rng: random.Random, closing: bool = False, kind: str | None = None,
+                   fixture: Fixture | None = None) -> Request:  # fmt: skip
     """A training request that is no suite request (`says_a_suite_request`), drawn again until it is not."""
     while True:
-        request = _request(intent, "train", "train", fixture_seed, rng, "train", closing, kind)
+        request = _request(intent, "train", "train", fixture_seed, rng, "train", closing, kind, fixture)
         if not says_a_suite_request(request.text):
             return request
 
@@ -207,21 +209,24 @@ def training_requests(n: int, seed: int = 0, intents: Iterable[str] | None = Non
     return out
 
 
-def training_sessions(n: int, seed: int = 0, intents: Iterable[str] | None = None, states_output: bool = False
+def training_sessions(n: int, seed: int = 0, intents: Iterable[str] | None = None, states_output: bool = False,
+                      write_share: float = 0.0, cache_dir: str | Path | None = None, workers: int = 2
                       ) -> list[list[Request]]:  # fmt: skip
     """``n`` training sessions: 4-8 training requests in a row on one of ``OUTPUT_FIXTURES`` (Python), as a user types
     them into `rusty-terminal`. A turn that is not the session's last is answered to the end, so the next request
     follows a finished answer: a MSG-only intent, a multi-turn one, or one of ``CLOSING_INTENTS`` closed by its
     status; with ``states_output`` (the closings `sft_messages` writes with it) any command, closed by its case's
-    ``closing``, its short output stated whole, or its status. Only the last turn may change the work dir
-    (``WRITE_INTENTS``) or stop at its action."""
+    ``closing``, its short output stated whole, or its status. The last turn may change the work dir
+    (``WRITE_INTENTS``) or stop at its action; in ``write_share`` of the sessions one earlier turn changes it too, and
+    the turns after it are drawn on the work dir as it left it (`_go_on_after_write`: needs ``cache_dir``)."""
     catalogue = all_intents()
     names = [k for k in (intents or catalogue) if k not in HELD_OUT_INTENTS and catalogue[k].fixture == "python"]
     answered = [k for k in names if k not in WRITE_INTENTS
                 and (states_output or catalogue[k].multi_turn or k in CLOSING_INTENTS or k in _MSG_INTENTS)]  # fmt: skip
     rng = random.Random(f"sessions/{seed}")  # its own stream: the single rows stay what they were
-    out = []
-    for _ in range(n):
+    writes_rng = random.Random(f"session-writes/{seed}")  # and its own again: the sessions without a write stay too
+    out, going_on = [], []
+    for i in range(n):
         fixture_seed = rng.randrange(OUTPUT_FIXTURES)  # their command outputs are cached
         turns = rng.randint(*SESSION_TURNS)
         picks = [rng.choice(answered) for _ in range(turns - 1)] + [rng.choice(names)]
@@ -232,7 +237,88 @@ def training_sessions(n: int, seed: int = 0, intents: Iterable[str] | None = Non
                 request = replace(request, closing=True)
             session.append(request)
         out.append(session)
+        if writes_rng.random() < write_share:
+            going_on.append((i, writes_rng.randrange(turns - 1), writes_rng.random()))
+    if going_on:
+        if cache_dir is None:
+            raise ValueError("sessions that go on after a write run it on the fixture: pass cache_dir")
+        writes = [k for k in names if k in WRITE_INTENTS]
+
+        def go_on(plan: tuple[int, int, float]) -> list[Request]:
+            i, k, draw = plan
+            return _go_on_after_write(out[i], k, random.Random(draw), writes, answered, names, cache_dir)
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for (i, _, _), session in zip(going_on, list(pool.map(go_on, going_on))):
+                out[i] = session
     return out
+
+
+def evolved_fixture(start: Fixture, files: dict[str, bytes]) -> EvolvedFixture:
+    """``start`` as an action left its work dir (``files``, as `Workspace.tree` reads them), with the facts of what git
+    shows now: ``modified``, ``deleted`` and ``untracked`` files, and ``added_lines`` where the changes to committed
+    files only append lines (`git diff`'s case); the facts of what is in the files stay ``start``'s."""
+    committed = Fixture(start.kind, start.commits, {}).tree_files()
+    now = {path: data.decode("utf-8", "replace") for path, data in files.items()
+           if "__pycache__" not in path.split("/") and not path.endswith(".pyc")}  # fmt: skip
+    ignored = tuple(line for line in now.get(".gitignore", "").splitlines() if line.endswith("/"))
+    modified = sorted(path for path in committed if path in now and now[path] != committed[path])
+    deleted = sorted(path for path in committed if path not in now)
+    untracked = sorted(path for path in now if path not in committed and not path.startswith(ignored))
+    facts = {key: value for key, value in start.facts.items() if key not in ("added_line", "added_lines")}
+    facts.update(modified=modified, deleted=deleted, untracked=untracked)
+    added = []
+    for path in modified:
+        old, new = committed[path].splitlines(), now[path].splitlines()
+        if new[: len(old)] != old:
+            break
+        added += new[len(old):]
+    else:
+        if added and not deleted:
+            facts["added_lines"] = added
+    dirty = {path: text for path, text in now.items() if committed.get(path) != text}
+    return EvolvedFixture(start.kind, start.commits, dirty, facts, removed=frozenset(deleted))
+
+
+def _go_on_after_write(session: list[Request], k: int, rng: random.Random, writes: list[str], answered: list[str],
+                       names: list[str], cache_dir: str | Path) -> list[Request]:  # fmt: skip
+    """``session`` with turn ``k`` a write (one of ``writes``) and the turns after it drawn again on the work dir as the
+    write left it: the same intent where its reference still passes its own checks there (run in the sandbox), else
+    another; the session ends early where none does."""
+    catalogue = all_intents()
+    start = session[0].fixture
+    write = _fresh_request(catalogue[rng.choice(writes)], 0, rng, closing=True, fixture=start)
+    action = parse_action(action_json(write.case.actions[0]))
+    _, (files, _) = files_after(materialize(start, cache_dir), action, COMMAND_TIMEOUT_S)
+    fixture = evolved_fixture(start, files)
+    if fixture.tree_files() == start.tree_files():  # refused, or changed nothing: the session as it was
+        return session
+    root = materialize(fixture, cache_dir)
+    out = [*session[:k], write]
+    for j, planned in enumerate(session[k + 1:], start=k + 1):
+        last = j == len(session) - 1
+        pool = names if last else answered
+        for name in [planned.intent] + [rng.choice(pool) for _ in range(7)]:
+            try:
+                request = _fresh_request(catalogue[name], 0, rng, fixture=fixture)
+            except (KeyError, IndexError, ValueError):  # a fact the write took away (the untracked file it deleted)
+                continue
+            if _holds(request, root):
+                break
+        else:
+            return out
+        if not last and not request.multi_turn and request.case.actions[0]["action"] != "MSG":
+            request = replace(request, closing=True)
+        out.append(request)
+    return out
+
+
+def _holds(request: Request, root: Path) -> bool:
+    """Whether the request's reference passes its own checks on ``root`` (its first action, and a multi-turn one's MSG)."""
+    actions = request.case.actions
+    if not judge(request.case.first, parse_action(action_json(actions[0])), root).ok:
+        return False
+    return not request.multi_turn or judge(request.case.final, parse_action(action_json(actions[1])), root).ok
 
 
 # Intents answered by a MSG alone (no command): explanations, identity, acknowledgements, refusals, questions back

@@ -55,6 +55,24 @@ class Fixture:
         return files
 
 
+@dataclass(frozen=True)
+class EvolvedFixture(Fixture):
+    """A fixture after actions on its work dir: ``dirty`` holds what they wrote, ``removed`` what they deleted
+    (the conversation suite's later turns, a training session after a write)."""
+
+    removed: frozenset[str] = frozenset()
+
+    @property
+    def key(self) -> str:
+        if not self.removed:
+            return super().key
+        blob = json.dumps([self.kind, self.commits, self.dirty, sorted(self.removed)], sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    def tree_files(self) -> dict[str, str]:
+        return {path: text for path, text in super().tree_files().items() if path not in self.removed}
+
+
 def _lines(pool: ValuePool, n: int) -> list[str]:
     return [pool.phrase() for _ in range(n)]
 
@@ -207,6 +225,8 @@ def materialize(fixture: Fixture, cache_dir: str | os.PathLike) -> Path:
         _git(work, "repack", "-a", "-d", "-q")
         _git(work, "prune-packed", "-q")
         _write(work, fixture.dirty)
+        for path in getattr(fixture, "removed", ()):
+            (work / path).unlink()
         os.rename(work, target)
     except OSError:
         shutil.rmtree(work, ignore_errors=True)

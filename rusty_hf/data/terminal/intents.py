@@ -78,8 +78,27 @@ def _typo(word: str, rng: random.Random) -> str:
     return word[:i] + word[i + 1 :]  # drop one
 
 
+# Slots whose value a user quotes when it is several words ("make x.py print 'sturdy report done'"); a topic to
+# explain is not quoted ("explain race conditions")
+QUOTED_WHEN_SPACED = frozenset({"word"})
+
+
+def _quoted_where_bare(template: str, slots: dict[str, str]) -> dict[str, str]:
+    out = dict(slots)
+    for name in QUOTED_WHEN_SPACED & set(slots):
+        at = template.find("{" + name + "}")
+        if at < 0 or " " not in slots[name] or template[at - 1 : at] in ("'", '"'):
+            continue
+        # which quotes: decided by the value, so the caller's stream of draws (and every later request) stays as it was
+        mark = '"' if "'" in slots[name] or hashlib.sha256(slots[name].encode()).digest()[0] < 77 else "'"
+        out[name] = f"{mark}{slots[name]}{mark}"
+    return out
+
+
 def render(template: str, slots: dict[str, str], rng: random.Random) -> str:
-    """Fill ``template`` and vary its surface; argument values are never altered."""
+    """Fill ``template`` and vary its surface; argument values are never altered (a value of several words in
+    a bare ``QUOTED_WHEN_SPACED`` slot gets the quotes a user types around it)."""
+    slots = _quoted_where_bare(template, slots)
     words = template.split(" ")
     if rng.random() < TYPO_RATE:
         plain = [i for i, w in enumerate(words) if "{" not in w and w.isalpha() and len(w) >= 4]

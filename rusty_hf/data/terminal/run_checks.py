@@ -31,9 +31,14 @@ def committed(fx: Fixture) -> set[str]:
     return {path for _, changes in fx.commits for path in changes}
 
 
+def changed_files(fx: Fixture) -> list[str]:
+    """The files `git status` names: modified, deleted (a work dir after a session's `rm`), untracked."""
+    return fx.facts["modified"] + fx.facts.get("deleted", []) + fx.facts["untracked"]
+
+
 def status_check(fx: Fixture) -> Check:
     """What changed since the last commit: those files named, no unchanged one, no content."""
-    changed = fx.facts["modified"] + fx.facts["untracked"]
+    changed = changed_files(fx)
     return Check("output", all_of=tuple((n,) for n in changed), none_of=other_lines(fx),
                  no_names=other_names(fx, changed, among=committed(fx)))  # fmt: skip
 
@@ -45,7 +50,9 @@ def script_stated(fx: Fixture) -> str:
 
 def changes_stated(fx: Fixture) -> str:
     """What changed since the last commit, as a closing MSG states it (`what_changed`, `git_status`)."""
-    return f"Modified: {', '.join(fx.facts['modified'])}. New, untracked: {', '.join(fx.facts['untracked'])}."
+    kinds = (("Modified", fx.facts["modified"]), ("Deleted", fx.facts.get("deleted", [])),
+             ("New, untracked", fx.facts["untracked"]))  # fmt: skip
+    return " ".join(f"{kind}: {', '.join(paths)}." for kind, paths in kinds if paths) or "Nothing changed since the last commit."
 
 
 def last_commit_excess(fx: Fixture) -> tuple[str, ...]:

@@ -34,22 +34,12 @@ from rusty_hf.data.terminal.blind import OUTSIDE, SUITE_FILE, _fixture
 from rusty_hf.data.terminal.blind.rules import build_check
 from rusty_hf.data.terminal.catalog import all_intents
 from rusty_hf.data.terminal.checks import COMMAND_TIMEOUT_S, Check, fixture_files
-from rusty_hf.data.terminal.fixtures import Fixture, copy_fixture, materialize
+from rusty_hf.data.terminal.fixtures import EvolvedFixture, Fixture, copy_fixture, materialize
 from rusty_hf.protocol import Action, parse_action
 
 CONVERSATIONS_VERSION = "conversations_v1"
 CONVERSATIONS_FILE = Path(__file__).with_name(f"{CONVERSATIONS_VERSION}.jsonl")
 GENERATED = ("__pycache__", ".pyc", "target/")  # what running tests or cargo leaves behind: not the repository's files
-
-
-@dataclass(frozen=True)
-class EvolvedFixture(Fixture):
-    """A fixture after some turns' actions: ``dirty`` holds what they wrote, ``removed`` what they deleted."""
-
-    removed: frozenset[str] = frozenset()
-
-    def tree_files(self) -> dict[str, str]:
-        return {path: text for path, text in super().tree_files().items() if path not in self.removed}
 
 
 @dataclass(frozen=True)
