@@ -430,6 +430,10 @@ def test_an_evolved_fixture_states_what_git_shows():
     assert gone.key != evolved.key and facts["script"] not in gone.tree_files()
     assert "Deleted: " + facts["script"] in changes_stated(gone)
     assert evolved_fixture(start, {p: t.encode() for p, t in start.tree_files().items()}).key == start.key
+    files = {path: text.encode() for path, text in start.tree_files().items()}
+    files["hedge/walrus.md"] = files["tests/extra.txt"] = b"x\n"  # a new folder, and a folder git tracks
+    untracked = evolved_fixture(start, files).facts["untracked"]
+    assert untracked == sorted(["hedge/", "tests/extra.txt", facts["untracked"][0]])  # as `git status` names them
 
 
 def test_a_fixture_after_a_delete_is_built_without_the_file(tmp_path):

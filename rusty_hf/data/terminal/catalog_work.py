@@ -72,7 +72,7 @@ def git_diff(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     added = fx.facts["added_lines"] if "added_lines" in fx.facts else [fx.facts["added_line"]]  # a session's work dir: more
     check = Check("output", all_of=tuple(one("+" + line) for line in added), none_of=other_lines(fx, keep=set(modified)),
                   no_names=other_names(fx, modified, among=committed(fx)))  # fmt: skip
-    gained = f"a line: {added[0]}" if len(added) == 1 else f"{len(added)} lines: {', '.join(added)}"
+    gained = f"a line: {added[0]}" if len(added) == 1 else f"lines: {', '.join(added)}"  # no count: the diff shows none
     return Case({}, (cmd("git diff"),), check, closing=f"{', '.join(modified)} gained {gained}.")  # a phrase: no end mark
 
 

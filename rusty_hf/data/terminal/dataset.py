@@ -239,10 +239,10 @@ def training_sessions(n: int, seed: int = 0, intents: Iterable[str] | None = Non
         out.append(session)
         if writes_rng.random() < write_share:
             going_on.append((i, writes_rng.randrange(turns - 1), writes_rng.random()))
-    if going_on:
+    writes = [k for k in names if k in WRITE_INTENTS]
+    if going_on and writes:
         if cache_dir is None:
             raise ValueError("sessions that go on after a write run it on the fixture: pass cache_dir")
-        writes = [k for k in names if k in WRITE_INTENTS]
 
         def go_on(plan: tuple[int, int, float]) -> list[Request]:
             i, k, draw = plan
@@ -264,7 +264,7 @@ def evolved_fixture(start: Fixture, files: dict[str, bytes]) -> EvolvedFixture:
     ignored = tuple(line for line in now.get(".gitignore", "").splitlines() if line.endswith("/"))
     modified = sorted(path for path in committed if path in now and now[path] != committed[path])
     deleted = sorted(path for path in committed if path not in now)
-    untracked = sorted(path for path in now if path not in committed and not path.startswith(ignored))
+    untracked = sorted({_as_git_names(path, committed) for path in now if path not in committed and not path.startswith(ignored)})
     facts = {key: value for key, value in start.facts.items() if key not in ("added_line", "added_lines")}
     facts.update(modified=modified, deleted=deleted, untracked=untracked)
     added = []
@@ -278,6 +278,17 @@ def evolved_fixture(start: Fixture, files: dict[str, bytes]) -> EvolvedFixture:
             facts["added_lines"] = added
     dirty = {path: text for path, text in now.items() if committed.get(path) != text}
     return EvolvedFixture(start.kind, start.commits, dirty, facts, removed=frozenset(deleted))
+
+
+def _as_git_names(path: str, tracked: dict[str, str]) -> str:
+    """An untracked file as `git status` names it: its shallowest folder that holds no tracked file ("hedge/"),
+    else the file itself."""
+    parts = path.split("/")
+    for depth in range(1, len(parts)):
+        folder = "/".join(parts[:depth]) + "/"
+        if not any(name.startswith(folder) for name in tracked):
+            return folder
+    return path
 
 
 def _go_on_after_write(session: list[Request], k: int, rng: random.Random, writes: list[str], answered: list[str],
