@@ -1,6 +1,7 @@
 """Terminal requests: the catalogue's size, the held-out split's walls, and checks judged by execution."""
 
 import json
+import os
 import re
 from collections import Counter
 
@@ -333,6 +334,49 @@ def test_threads_asking_for_one_run_at_once_all_get_that_run(training, tmp_path)
     with ThreadPoolExecutor(max_workers=6) as pool:
         outputs = list(pool.map(lambda _: RUNS.run(root, command, 30)[1], range(6)))
     assert len(set(outputs)) == 1 and outputs[0].strip().isdigit()
+
+
+def test_a_run_that_writes_shows_its_files_after_and_leaves_the_fixture_as_it_was(training, tmp_path):
+    """Reads run on the fixture itself (a trial writes nothing there); a command that writes is applied to a copy."""
+    from rusty_hf.data.terminal.checks import RUNS, fixture_files
+
+    root = materialize(training[0].fixture, tmp_path)
+    before = fixture_files(root)
+    observation, output, (files, folders) = RUNS.run(root, "echo made > made.txt && mkdir -p new/deep && ls", 30)
+    assert "made.txt" in output.split() and files["made.txt"] == b"made\n" and {"new", "new/deep"} <= folders
+    assert files.keys() - {"made.txt"} == before.keys()
+    _, _, (same, _) = RUNS.run(root, "ls -a", 30)
+    assert fixture_files(root) == before == same and not (root / "made.txt").exists() and not (root / "new").exists()
+
+
+def test_a_fixture_has_the_commit_hashes_of_commits_made_one_by_one(tmp_path):
+    """`materialize` writes the history with one `git fast-import`; `git commit` per commit, as a user makes them,
+    gives the same hashes, and `git status` shows the same uncommitted changes."""
+    import subprocess
+
+    from rusty_hf.data.terminal.fixtures import GIT_ENV, rust_fixture
+
+    for n, fixture in enumerate([python_fixture(ValuePool("train", seed=11)), rust_fixture(ValuePool("train", seed=12))]):
+        root = materialize(fixture, tmp_path / "cache")
+        plain = tmp_path / f"plain{n}"
+        env = {**os.environ, **GIT_ENV}
+        git = lambda where, *args, **kw: subprocess.run(["git", "-C", str(where), *args], check=True, capture_output=True,
+                                                        text=True, env={**env, **kw}).stdout  # fmt: skip
+        plain.mkdir()
+        git(plain, "-c", "init.defaultBranch=main", "init", "-q", "--template=")
+        for day, (message, changes) in enumerate(fixture.commits, start=1):
+            for name, content in changes.items():
+                (plain / name).parent.mkdir(parents=True, exist_ok=True)
+                (plain / name).write_text(content)
+            git(plain, "add", "-A")
+            date = f"2026-01-{day:02d}T10:00:00+00:00"
+            git(plain, "commit", "-q", "-m", message, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+        for name, content in fixture.dirty.items():
+            (plain / name).parent.mkdir(parents=True, exist_ok=True)
+            (plain / name).write_text(content)
+        for what in (["log", "--format=%H %ad %an %s"], ["status", "--porcelain"], ["diff"]):
+            assert git(root, *what) == git(plain, *what), what
+        assert [p.name for p in (root / ".git/objects").iterdir() if p.name not in ("info", "pack")] == []  # one pack
 
 
 def test_one_output_computed_by_many_threads_at_once_is_saved_once(training, tmp_path):

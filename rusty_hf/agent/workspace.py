@@ -125,6 +125,21 @@ class CommandResult:
         return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class Trial:
+    """A command run in the sandbox and not yet applied (:meth:`Workspace.trial`): its result, the files and folders
+    it was given, and those it left (None: none are kept, ``result.note`` says why)."""
+
+    result: CommandResult
+    before: tuple[dict[str, bytes], frozenset[str]]
+    after: tuple[dict[str, bytes], frozenset[str]] | None
+
+    @property
+    def changes_nothing(self) -> bool:
+        """Whether applying it changes nothing: the run left the files and folders it was given (or none are kept)."""
+        return self.after is None or self.after == self.before
+
+
 class Workspace:
     """A host directory the agent works in. EDITs write into it; CMDs run on a sandboxed copy.
 
@@ -395,6 +410,14 @@ class Workspace:
             CommandRefused: an empty command, or one holding a NUL character (no shell can run it).
             WorkspaceTooBig: see :meth:`files`.
         """
+        return self.apply(self.trial(command), approve)
+
+    def trial(self, command: str) -> Trial:
+        """Run ``command`` as :meth:`run` does and apply nothing: the work dir is left as it is.
+
+        :meth:`apply` then applies the run to this work dir, or to another holding the same files (a copy), exactly
+        as :meth:`run` would have. Raises as :meth:`run`.
+        """
         if not isinstance(command, str) or not command.strip():
             raise CommandRefused(f"command must be a non-empty shell command string, got {command!r}")
         if "\x00" in command:
@@ -413,16 +436,28 @@ class Workspace:
         )  # fmt: skip
         out = CommandResult(command, result.returncode, result.stdout + result.stderr, result.timed_out)
         killed = result.returncode is None or result.returncode < 0 or result.limit_hit is not None
+        after = None
         if result.timed_out or killed:
             why = "timed out" if result.timed_out else f"ended early ({result.limit_hit or 'killed'})"
             out.note = f"the command {why}; its file changes were not kept"
         elif result.files is None:
             out.note = f"its file changes were not kept: {result.files_note}"
-        elif approve is not None and (refusal := self._refusal(files, result.files, approve)):
+        else:
+            after = (result.files, result.folders or frozenset())
+        return Trial(out, (files, folders), after)
+
+    def apply(self, trial: Trial, approve: Approve | None = None) -> CommandResult:
+        """Apply a :meth:`trial`'s file changes here (see :meth:`run` for ``approve``); returns its result, which
+        then names what changed. A trial applies once."""
+        out = trial.result
+        if trial.after is None:
+            return out
+        (files, folders), (after, after_folders) = trial.before, trial.after
+        if approve is not None and (refusal := self._refusal(files, after, approve)):
             out.note = f"its file changes were not kept: {refusal}"
         else:
-            self._apply(files, result.files, out)
-            self._apply_folders(folders, result.folders or frozenset(), out)
+            self._apply(files, after, out)
+            self._apply_folders(folders, after_folders, out)
         return out
 
     def _refusal(self, before: dict[str, bytes], after: dict[str, bytes], approve: Approve) -> str | None:

@@ -70,6 +70,33 @@ def test_folders_a_command_makes_or_removes_persist_and_empty_ones_are_seen(ws):
     assert ws.run("rmdir empty").deleted == ["empty/"] and not (ws.root / "empty").exists()
 
 
+def test_a_trial_changes_nothing_and_applied_to_a_copy_gives_what_run_gives(ws, tmp_path):
+    """`trial` runs as `run` does and leaves the work dir alone; `apply` on another work dir holding the same files
+    (a copy) then gives the result and the files `run` gives there."""
+    ws.write_file("a.txt", "hello\n")
+    ws.write_file("old/x.txt", "x\n")
+    command = "cat a.txt; echo more >> a.txt; mkdir -p d && echo new > d/b.txt; rm -r old"
+    trial = ws.trial(command)
+    assert not trial.changes_nothing and ws.tree() == trial.before
+    assert (ws.root / "a.txt").read_text() == "hello\n" and not (ws.root / "d").exists()
+
+    copy, twin = Workspace(tmp_path / "copy", timeout=10), Workspace(tmp_path / "twin", timeout=10)
+    for w in (copy, twin):
+        w.write_file("a.txt", "hello\n")
+        w.write_file("old/x.txt", "x\n")
+    applied, ran = copy.apply(trial), twin.run(command)
+    assert (applied.output, applied.returncode, applied.changed, applied.deleted) == (
+        ran.output, ran.returncode, ran.changed, ran.deleted)
+    assert applied.changed == ["a.txt", "d/b.txt"] and applied.deleted == ["old/x.txt", "old/"]
+    assert copy.tree() == twin.tree() == trial.after
+
+
+def test_a_read_is_a_trial_that_changes_nothing(ws):
+    ws.write_file("a.txt", "hello\n")
+    trial = ws.trial("wc -l a.txt; ls")
+    assert trial.changes_nothing and trial.result.output == "1 a.txt\na.txt\n" and trial.after == trial.before
+
+
 def test_exit_code_and_stderr_are_reported(ws):
     result = ws.run("echo oops >&2; exit 3")
     assert result.returncode == 3 and "oops" in result.output

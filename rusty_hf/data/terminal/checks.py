@@ -179,14 +179,21 @@ class _Runs:
             return self._run(key, root, command, timeout)
 
     def _run(self, key: tuple[str, str], root: Path, command: str, timeout: float) -> tuple[str, str, _Tree]:
-        with _scratch() as tmp:
-            ws = Workspace(copy_fixture(root, Path(tmp) / "w"), timeout=timeout)
-            try:
-                result = ws.run(command)
-                observation, output = result.describe(MAX_OBSERVATION_CHARS), result.output
-            except ValueError as exc:  # CommandRefused, WorkspaceTooBig: what the session would show
-                observation = output = f"[not run: {exc}]"
-            tree = ws.tree()
+        fixture = Workspace(root, timeout=timeout)  # a trial runs on a copy and writes nothing here
+        try:
+            trial = fixture.trial(command)
+        except ValueError as exc:  # CommandRefused, WorkspaceTooBig: what the session would show
+            observation = output = f"[not run: {exc}]"
+            tree = fixture.tree()
+        else:
+            if trial.changes_nothing:  # most reads: no copy of the fixture to write into
+                result, tree = trial.result, trial.before
+            else:
+                with _scratch() as tmp:
+                    ws = Workspace(copy_fixture(root, Path(tmp) / "w"), timeout=timeout)
+                    result = ws.apply(trial)
+                    tree = ws.tree()
+            observation, output = result.describe(MAX_OBSERVATION_CHARS), result.output
         with self._lock:
             self._done[key] = (observation, output, tree)
             self._running.pop(key, None)

@@ -15,6 +15,7 @@ none is seen often enough to be memorised, and each value belongs to one split f
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 import re
@@ -162,6 +163,7 @@ def pool_word(word: str) -> str | None:
     return word if word in POOL_WORDS else None
 
 
+@functools.cache  # pure, over a few hundred words: the SFT data asks ~1.4M times
 def word_split(word: str) -> str:
     """The split of one pool word: ``HELD_OUT_WORDS``, else a SHA-256 of it (fixed words never decide)."""
     if word in HELD_OUT_WORDS:
@@ -171,6 +173,7 @@ def word_split(word: str) -> str:
     return "test" if int(hashlib.sha256(word.encode()).hexdigest()[:8], 16) % 100 < HELD_OUT_PERCENT else "train"
 
 
+@functools.lru_cache(maxsize=1 << 16)  # pure; drawn values repeat
 def value_split(value: str) -> str:
     """A value is held out when any of its pool words is: a held-out word never occurs in training values.
 
