@@ -238,6 +238,40 @@ def test_a_loop_without_spaces_around_a_quote_is_bounded_too(tiny_tokenizer):
     assert repeated_phrase(action.message)[1] <= 3
 
 
+def test_a_budget_that_closes_the_message_never_writes_a_phrase_a_time_too_many(tiny_tokenizer):
+    """qs84: four conversation replies held a phrase 4 times. The bound refused the word end after the phrase's last
+    word, so the loop wrote that word whole and waited; the budget then closed the string, which ended the word. Now
+    the word is never written whole there, whatever step the budget closes the message at."""
+    from rusty_hf.evaluation.conversations import repeated_phrase
+
+    looping = '{"action": "MSG", "message": "It shows' + " the test output" * 8 + '"}'
+    for steps in range(70, 100):
+        action = _scripted_generation(tiny_tokenizer, looping, 3, steps=steps)
+        assert action.action == "MSG" and repeated_phrase(action.message)[1] <= 3, (steps, action.message)
+
+
+def test_a_locked_copy_gives_way_to_the_repeat_bound(tiny_tokenizer, monkeypatch):
+    """qs85: a closing copied the same output line six times: each copy, once started, was locked to its
+    continuation, and where every locked token was refused the bound gave way. Now the lock gives way instead: the
+    row gets the grammar's tokens less the refused ones."""
+    from rusty_hf.protocol.copying import CopyBias
+
+    text = '{"action": "MSG", "message": "' + "the test output " * 3 + "the test outpu"
+    plain = ProtocolLogitsProcessor(tiny_tokenizer, prompt_length=2, max_new_tokens=256)
+    byte_id = {data: i for i, data in enumerate(plain.table.token_bytes) if data and len(data) == 1}
+    ids = torch.tensor([[4, 4] + [byte_id[bytes([b])] for b in text.encode()]])  # byte by byte: no prefix space
+    grammar = torch.isfinite(plain(ids, torch.zeros(1, 288)))[0]
+    refused = ProtocolLogitsProcessor(tiny_tokenizer, max_phrase_repeats=3)._repeating_tokens(text.encode())
+    assert refused and grammar[refused].all()  # the tokens that write "output" whole a fourth time
+    monkeypatch.setattr(CopyBias, "field_bonuses", lambda self, *a, **k: ({}, refused, list(range(288))))
+    processor = ProtocolLogitsProcessor(tiny_tokenizer, prompt_length=2, max_new_tokens=256, copy_names=[["output"]],
+                                        max_phrase_repeats=3)  # fmt: skip
+    allowed = torch.isfinite(processor(ids, torch.zeros(1, 288)))[0]
+    expected = grammar.clone()
+    expected[refused] = False
+    assert torch.equal(allowed, expected)
+
+
 def test_the_repeat_bound_counts_words_not_tokens(tiny_tokenizer):
     """A list of names shares tokens (".py,") but repeats no phrase: nothing is refused. A command is never
     bounded, even where its words repeat."""
