@@ -126,6 +126,30 @@ def sandbox_overhead(root: Path) -> str:
               f"{t['bare_runs_per_s']:g} bare ({t['overhead_ratio']:g}x).")
 
 
+def terminal_data(root: Path) -> str:
+    d = load(root, "terminal_data.json")
+    runs, builds = d["runs"], d["builds"]
+    rows = []
+    for name, block, old, new in (("a reference command's run", runs, "copy + run", "trial"),
+                                  ("a fixture's build", builds, "seven git processes", "materialize")):  # fmt: skip
+        for unit, label in (("median_ms", "median ms"), ("cpu_ms", "CPU ms")):
+            rows.append([f"{name}, {label}", num(block[old][unit], 2), num(block[new][unit], 2),
+                         ratio(block[old][unit], block[new][unit])])
+    out = (caption("benchmarks/results/terminal_data.json", d["machine"], f"`{d['command'].strip()}`",
+                   f"{runs['pairs']} (fixture, command) pairs and {builds['fixtures']} fixtures, {runs['rounds']} "
+                   "interleaved rounds")  # fmt: skip
+           + table(["part", "before (up to 30177e5)", "now", "before / now"], rows, {1, 2, 3})
+           + f"\n\nOutputs that differ (but for digits): {runs['outputs_that_differ']} of "
+             f"{runs['pairs'] * runs['rounds']}; commit hashes that differ: {builds['hashes_that_differ']} of "
+             f"{builds['fixtures'] * builds['rounds']}.")
+    if "recipe_data" in d:
+        r = d["recipe_data"]
+        stages = ", ".join(f"{k} {v:g} s" for k, v in r["seconds"].items())
+        out += (f" The recipe's terminal data: {num(r['rows'])} rows on {num(r['fixtures'])} fixtures, "
+                f"{num(r['sandbox_runs'])} sandbox runs, {r['total_s']:g} s on {r['workers']} threads ({stages}).")
+    return out
+
+
 def parser_cost(root: Path) -> str:
     d = load(root, "parser_cost.json")
     worst: dict[str, dict] = {}
@@ -227,6 +251,6 @@ def grpo_step_cpu(root: Path) -> str:
 CPU_TABLES: dict[str, Callable[[Path], str]] = {
     "cpu-parts": cpu_parts, "sft-cpu-speed": sft_cpu_speed, "grpo-step-cpu": grpo_step_cpu,
     "quickstart-floors": quickstart_floors, "model-speed": model_speed, "rewards-speed": rewards_speed,
-    "sandbox-overhead": sandbox_overhead, "parser-cost": parser_cost, "inference": inference,
+    "sandbox-overhead": sandbox_overhead, "terminal-data": terminal_data, "parser-cost": parser_cost, "inference": inference,
     "constrained-decoding": constrained_decoding, "terminal-hacks": terminal_hacks,
 }

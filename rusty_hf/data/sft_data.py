@@ -71,8 +71,8 @@ def terminal_dialogs(n: int, seed: int = 0, multi_turn_share: float = 0.2, cache
     dir before their last turn, and the turns after act on it as changed.
 
     The outputs are sandbox runs of the reference commands on the materialized fixtures (cached per
-    fixture and command), ``workers`` at a time (default: twice the cores, at most 8; it was 2 on any machine). On
-    2 cores it changes nothing (the quickstart's ~7,000 runs took ~117 s against ~120 s with 2 threads, qs84 / qs83).
+    fixture and command; a read runs on the fixture itself, see `checks.RUNS`), ``workers`` at a time (default:
+    twice the cores, at most 8). ``benchmarks/terminal_data.py`` measures what building them costs.
     """
     from concurrent.futures import ThreadPoolExecutor
 
