@@ -73,16 +73,21 @@ def _seven_processes(fixture, dest: Path) -> Path:
 
 def _head(root: Path) -> str:
     env = {**os.environ, **GIT_ENV}
-    return subprocess.run(["git", "-C", str(root), "log", "--format=%H"], capture_output=True, text=True, env=env).stdout
+    out = subprocess.run(["git", "-C", str(root), "log", "--format=%H"], capture_output=True, text=True, env=env,
+                         check=True).stdout  # fmt: skip
+    if not out.strip():
+        raise SystemExit(f"{root}: no commit; the builders failed")
+    return out
 
 
-def _copied_run(root: Path, command: str, scratch: Path) -> str:
-    """A command's output as the rows got it up to 30177e5: the whole fixture copied, then `Workspace.run` there."""
-    work = scratch / "w"
-    try:
-        return Workspace(copy_fixture(root, work), timeout=checks.COMMAND_TIMEOUT_S).run(command).output
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+def _copied_run(root: Path, command: str) -> str:
+    """A command's output as the rows got it up to 30177e5: the whole fixture copied into a scratch folder (on
+    /dev/shm where there is room), `Workspace.run` there, then the copy read back."""
+    with checks._scratch() as tmp:
+        ws = Workspace(copy_fixture(root, Path(tmp) / "w"), timeout=checks.COMMAND_TIMEOUT_S)
+        output = ws.run(command).output
+        ws.tree()
+        return output
 
 
 def _same_output(a: str, b: str) -> bool:
@@ -104,20 +109,19 @@ def compare_runs(sample: int, rounds: int, cache: Path) -> dict:
     times = {"copy + run": [], "trial": []}
     cpu = {"copy + run": 0.0, "trial": 0.0}
     differ = 0
-    with tempfile.TemporaryDirectory() as tmp:
-        for r in range(rounds):
-            for i, (root, command) in enumerate(pairs):
-                order = ("copy + run", "trial") if (i + r) % 2 == 0 else ("trial", "copy + run")
-                outputs = {}
-                for how in order:
-                    c, t = _cpu(), time.perf_counter()
-                    if how == "trial":
-                        outputs[how] = checks._Runs().run(root, command, checks.COMMAND_TIMEOUT_S)[1]  # a fresh memo
-                    else:
-                        outputs[how] = _copied_run(root, command, Path(tmp))
-                    times[how].append(time.perf_counter() - t)
-                    cpu[how] += _cpu() - c
-                differ += not _same_output(outputs["copy + run"], outputs["trial"])
+    for r in range(rounds):
+        for i, (root, command) in enumerate(pairs):
+            order = ("copy + run", "trial") if (i + r) % 2 == 0 else ("trial", "copy + run")
+            outputs = {}
+            for how in order:
+                c, t = _cpu(), time.perf_counter()
+                if how == "trial":
+                    outputs[how] = checks._Runs().run(root, command, checks.COMMAND_TIMEOUT_S)[1]  # a fresh memo
+                else:
+                    outputs[how] = _copied_run(root, command)
+                times[how].append(time.perf_counter() - t)
+                cpu[how] += _cpu() - c
+            differ += not _same_output(outputs["copy + run"], outputs["trial"])
     n = len(pairs) * rounds
     return {"pairs": len(pairs), "rounds": rounds, "outputs_that_differ": differ,
             **{how: {"median_ms": round(1000 * statistics.median(v), 2), "cpu_ms": round(1000 * cpu[how] / n, 2)}

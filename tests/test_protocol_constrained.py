@@ -250,6 +250,17 @@ def test_a_budget_that_closes_the_message_never_writes_a_phrase_a_time_too_many(
         assert action.action == "MSG" and repeated_phrase(action.message)[1] <= 3, (steps, action.message)
 
 
+def test_the_repeat_bound_folds_case_beyond_ascii(tiny_tokenizer):
+    """Actions keep non-ASCII text as it is: "Été le test" and "été le test" are one phrase, as the suite counts."""
+    from rusty_hf.evaluation.conversations import repeated_phrase
+
+    looping = '{"action": "MSG", "message": "Été le test' + " été le test" * 6 + '"}'
+    assert repeated_phrase(_scripted_generation(tiny_tokenizer, looping, None).message)[1] > 3
+    action = _scripted_generation(tiny_tokenizer, looping, 3)
+    assert action.action == "MSG" and action.message.startswith("Été le test été le test")
+    assert repeated_phrase(action.message)[1] <= 3
+
+
 def test_a_locked_copy_gives_way_to_the_repeat_bound(tiny_tokenizer, monkeypatch):
     """qs85: a closing copied the same output line six times: each copy, once started, was locked to its
     continuation, and where every locked token was refused the bound gave way. Now the lock gives way instead: the

@@ -354,9 +354,12 @@ def test_a_fixture_has_the_commit_hashes_of_commits_made_one_by_one(tmp_path):
     gives the same hashes, and `git status` shows the same uncommitted changes."""
     import subprocess
 
-    from rusty_hf.data.terminal.fixtures import GIT_ENV, rust_fixture
+    from rusty_hf.data.terminal.fixtures import GIT_ENV, Fixture, rust_fixture
 
-    for n, fixture in enumerate([python_fixture(ValuePool("train", seed=11)), rust_fixture(ValuePool("train", seed=12))]):
+    untidy = Fixture("python", (("Initial commit  ", {"a b.txt": "x\n", "é/ü.py": "print('é')\n", "empty": ""}),
+                                ("\nFix the parser\t\n\n\n  \nMore detail.  \n\n", {"a b.txt": "y\n"})), {"new.txt": "n"}, {})
+    for n, fixture in enumerate([python_fixture(ValuePool("train", seed=11)), rust_fixture(ValuePool("train", seed=12)),
+                                 untidy]):  # fmt: skip
         root = materialize(fixture, tmp_path / "cache")
         plain = tmp_path / f"plain{n}"
         env = {**os.environ, **GIT_ENV}

@@ -64,13 +64,14 @@ class _Row:
 
 
 PHRASE_WORDS = 3  # what `max_phrase_repeats` counts: runs of this many words (cut where `_WORD_SPLIT` cuts them)
-_WORD_SPLIT = re.compile(rb'[\s"\\]+')  # what ends a word in a JSON string's raw text: a space, a quote, an escape
+_WORD_SPLIT = re.compile(r'[\s"\\]+')  # what ends a word in a JSON string's raw text: a space, a quote, an escape
 
 
-def _words(message: bytes) -> list[bytes]:
-    """A message's raw JSON text as its words (lower case), the last one the word still being written ("" when the
-    text ends at a word end): escaped newlines and tabs are spaces."""
-    words = _WORD_SPLIT.split(message.replace(b"\\n", b" ").replace(b"\\t", b" ").lower())
+def _split(message: bytes) -> list[str]:
+    """A message's raw JSON text as its words, the last one the word still being written ("" when the text ends at a
+    word end): escaped newlines and tabs are spaces. Undecodable bytes (a character a token has only begun) stay as
+    they are (``surrogateescape``), so a word's length in bytes is its length in the text."""
+    words = _WORD_SPLIT.split(message.decode("utf-8", "surrogateescape").replace("\\n", " ").replace("\\t", " "))
     return [w for w in words[:-1] if w] + [words[-1]]
 
 
@@ -190,25 +191,29 @@ class ProtocolLogitsProcessor(LogitsProcessor):
         """Token ids after which the message would hold a phrase one time too many, or its last word written whole."""
         head = text.find(b'"message"')
         message = text[text.find(b'"', text.find(b":", head) + 1) + 1 :]
-        # words end at a space, and at a quote or an escape too (`notes\"sed:`
-        # is two words; split on spaces alone, a loop on it was never a phrase the ban could end)
-        words = _words(message)
-        partial = words.pop()  # "" when the message ends between words
+        # words end at a space, and at a quote or an escape too (`notes\"sed:` is two words; split on spaces alone, a
+        # loop on it was never a phrase the ban could end); compared case folded, as the conversation suite counts them
+        *words, partial = _split(message)
+        words = [w.lower() for w in words]
         runs = Counter(tuple(words[j : j + PHRASE_WORDS]) for j in range(len(words) - PHRASE_WORDS + 1))
         full = {run for run, count in runs.items() if count >= self.max_phrase_repeats}
         if not full:
             return []
         # the message's unfinished tail: its partial word, or an escape it has opened (`\` then `n` is a space)
-        tail = message[len(message) - 1 :] if message.endswith(b"\\") else message[len(message) - len(partial) :]
+        if message.endswith(b"\\"):
+            tail = message[-1:]
+        else:
+            tail = message[len(message) - len(partial.encode("utf-8", "surrogateescape")) :]
         context = words[len(words) - (PHRASE_WORDS - 1) :]
         banned = []
+        # ~24,000 tokens in Python: only in a row where a phrase is already at the bound (tens of ms a step)
         for token_id, data in enumerate(self.table.token_bytes):
             if not data:  # a special token: never in a message
                 continue
             # the context's two finished words, then those the token finishes, then the one it leaves unfinished:
             # each run of three ending after the context is one more time its phrase is written (the unfinished
             # word counts when it is written whole)
-            after = context + _words(tail + data)
+            after = context + [w.lower() for w in _split(tail + data)]
             if any(tuple(after[j - PHRASE_WORDS + 1 : j + 1]) in full for j in range(len(context), len(after))):
                 banned.append(token_id)
         return banned

@@ -211,7 +211,7 @@ def _history(commits: tuple[tuple[str, dict[str, str]], ...]) -> bytes:
     stream = []
     for day, (message, changes) in enumerate(commits):
         when = f"{_FIRST_COMMIT + day * 86400} +0000"
-        stream.append(f"commit refs/heads/main\nauthor {who} {when}\ncommitter {who} {when}\n".encode() + data(message + "\n"))
+        stream.append(f"commit refs/heads/main\nauthor {who} {when}\ncommitter {who} {when}\n".encode() + data(_as_committed(message)))
         stream += [f"M 100644 inline {name}\n".encode() + data(content) for name, content in sorted(changes.items())]
     return b"".join(stream)
 
@@ -219,13 +219,26 @@ def _history(commits: tuple[tuple[str, dict[str, str]], ...]) -> bytes:
 _FIRST_COMMIT = 1767261600  # 2026-01-01T10:00:00+00:00
 
 
+def _as_committed(message: str) -> str:
+    """``message`` as `git commit -m` stores it (its ``whitespace`` clean-up): each line without trailing whitespace,
+    runs of blank lines as one, none at either end, a final newline."""
+    lines: list[str] = []
+    for line in message.split("\n"):
+        line = line.rstrip(" \t\r\v\f")
+        if line or (lines and lines[-1]):
+            lines.append(line)
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines) + "\n"
+
+
 def materialize(fixture: Fixture, cache_dir: str | os.PathLike) -> Path:
     """The fixture as a folder with its git history, under ``cache_dir/<key>`` (built once, then reused).
 
     Built in a temporary folder and renamed into place, so a reader never sees half a fixture. Three git
     processes: `init` (no sample hooks), `fast-import` (the commits, written as one pack) and `read-tree` (the
-    work tree and index of the last commit); then the uncommitted changes. Commit hashes are those of a plain
-    ``git init`` and one `git commit` per commit.
+    work tree and index of the last commit); then the uncommitted changes. Commit hashes, `git log`, `status` and
+    `diff` are those of a plain ``git init`` and one `git commit -m` per commit; only the reflog differs (one entry).
     """
     target = Path(cache_dir) / fixture.key
     if (target / ".git").is_dir():
