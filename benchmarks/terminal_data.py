@@ -22,7 +22,6 @@ import collections
 import json
 import os
 import platform
-import shutil
 import statistics
 import subprocess
 import sys
