@@ -144,9 +144,8 @@ def terminal_data(root: Path) -> str:
              f"{builds['fixtures'] * builds['rounds']}.")
     if "recipe_data" in d:
         r = d["recipe_data"]
-        stages = ", ".join(f"{k} {v:g} s" for k, v in r["seconds"].items())
         out += (f" The recipe's terminal data: {num(r['rows'])} rows on {num(r['fixtures'])} fixtures, "
-                f"{num(r['sandbox_runs'])} sandbox runs, {r['total_s']:g} s on {r['workers']} threads ({stages}).")
+                f"{num(r['sandbox_runs'])} sandbox runs, {r['total_s']:g} s on {r['workers']} threads.")
     return out
 
 

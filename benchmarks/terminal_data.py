@@ -2,7 +2,7 @@
 
 Measures, on this machine, with bubblewrap (the quickstart's sandbox):
   * the recipe's terminal data (``recipes/tiny/sft.yaml``: its requests and sessions with their real outputs)
-    built into a fresh fixture cache, split by stage, the sandbox runs counted by program;
+    built into a fresh fixture cache, the sandbox runs counted by program;
   * per (fixture, reference command), interleaved: a copy of the whole fixture (``.git`` included) and
     ``Workspace.run`` there, as the rows' outputs were made up to 30177e5, against ``checks.RUNS``'s trial on the
     fixture itself (a copy only for a command that writes); both must show the same output;
@@ -34,7 +34,8 @@ import yaml
 
 from rusty_hf.agent.workspace import Workspace
 from rusty_hf.data.terminal import checks
-from rusty_hf.data.terminal.dataset import session_messages, sft_messages, training_requests, training_sessions
+from rusty_hf.data.sft_data import terminal_dialogs
+from rusty_hf.data.terminal.dataset import training_requests
 from rusty_hf.data.terminal.fixtures import GIT_ENV, copy_fixture, materialize
 from rusty_hf.sandbox import require_isolation
 
@@ -153,7 +154,8 @@ def compare_builds(count: int, rounds: int) -> dict:
 
 
 def full_build(config: dict) -> dict:
-    """The recipe's terminal data into a fresh cache, by stage, the sandbox runs counted by program."""
+    """The recipe's terminal data (`sft_data.terminal_dialogs`) into a fresh cache, its sandbox runs counted by
+    program."""
     counts: collections.Counter = collections.Counter()
     lock = threading.Lock()
     original = checks._Runs._run
@@ -163,37 +165,22 @@ def full_build(config: dict) -> dict:
             counts[command.split()[0] if command.split() else "?"] += 1
         return original(self, key, root, command, timeout)
 
-    n = config["num_terminal"]
-    workers = min(8, 2 * (os.cpu_count() or 1))
-    stages = {}
     checks._Runs._run = counted
     try:
         with tempfile.TemporaryDirectory() as cache:
-            from concurrent.futures import ThreadPoolExecutor
-
-            t = time.perf_counter()
-            requests = training_requests(n, seed=0, multi_turn_share=config["terminal_multi_turn_share"],
-                                         closing_share=config["terminal_closing_share"])  # fmt: skip
-            stages["requests drawn"] = time.perf_counter() - t
-            t = time.perf_counter()
-            sessions = training_sessions(round(n * config["terminal_session_share"]), seed=0,
-                                         states_output=config["terminal_closing_states_output"],
-                                         write_share=config["terminal_session_write_share"], cache_dir=cache,
-                                         workers=workers)  # fmt: skip
-            stages["sessions drawn"] = time.perf_counter() - t
-            states = config["terminal_closing_states_output"]
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                t = time.perf_counter()
-                rows = list(pool.map(lambda r: sft_messages(r, cache, states), requests))
-                stages["request rows (fixtures, outputs)"] = time.perf_counter() - t
-                t = time.perf_counter()
-                rows += list(pool.map(lambda s: session_messages(s, cache, states), sessions))
-                stages["session rows (fixtures, outputs)"] = time.perf_counter() - t
+            start = time.perf_counter()
+            rows = terminal_dialogs(
+                config["num_terminal"], 0, config["terminal_multi_turn_share"], cache,
+                closing_share=config["terminal_closing_share"], session_share=config["terminal_session_share"],
+                closing_states_output=config["terminal_closing_states_output"],
+                session_write_share=config["terminal_session_write_share"],
+            )  # fmt: skip
+            seconds = time.perf_counter() - start
             fixtures = sum(1 for p in Path(cache).iterdir() if (p / ".git").is_dir())
     finally:
         checks._Runs._run = original
-    return {"requests": n, "sessions": len(sessions), "rows": len(rows), "fixtures": fixtures, "workers": workers,
-            "seconds": {k: round(v, 1) for k, v in stages.items()}, "total_s": round(sum(stages.values()), 1),
+    return {"requests": config["num_terminal"], "rows": len(rows), "fixtures": fixtures,
+            "workers": min(8, 2 * (os.cpu_count() or 1)), "total_s": round(seconds, 1),
             "sandbox_runs": sum(counts.values()), "runs_by_program": dict(counts.most_common())}  # fmt: skip
 
 
@@ -226,7 +213,7 @@ def main() -> None:
     if args.full:
         data = result["recipe_data"]
         print(f"recipe data: {data['rows']} rows, {data['fixtures']} fixtures, {data['sandbox_runs']} sandbox runs, "
-              f"{data['total_s']} s ({', '.join(f'{k} {v} s' for k, v in data['seconds'].items())})")
+              f"{data['total_s']} s on {data['workers']} threads")
     OUT.write_text(json.dumps(result, indent=1) + "\n")
     print(f"wrote {OUT.relative_to(ROOT)}")
 

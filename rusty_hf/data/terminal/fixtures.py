@@ -200,6 +200,9 @@ def _write(root: Path, files: dict[str, str]) -> None:
         path.write_text(content, encoding="utf-8")
 
 
+_FIRST_COMMIT = 1767261600  # 2026-01-01T10:00:00+00:00
+
+
 def _history(commits: tuple[tuple[str, dict[str, str]], ...]) -> bytes:
     """``commits`` as a `git fast-import` stream on ``main``: each a day apart from 2026-01-01 10:00 UTC, by the
     fixture author, its message as `git commit -m` stores it, so the hashes are those commits made one by one get."""
@@ -214,9 +217,6 @@ def _history(commits: tuple[tuple[str, dict[str, str]], ...]) -> bytes:
         stream.append(f"commit refs/heads/main\nauthor {who} {when}\ncommitter {who} {when}\n".encode() + data(_as_committed(message)))
         stream += [f"M 100644 inline {name}\n".encode() + data(content) for name, content in sorted(changes.items())]
     return b"".join(stream)
-
-
-_FIRST_COMMIT = 1767261600  # 2026-01-01T10:00:00+00:00
 
 
 def _as_committed(message: str) -> str:
