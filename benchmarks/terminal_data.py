@@ -174,6 +174,8 @@ def full_build(config: dict) -> dict:
                 closing_share=config["terminal_closing_share"], session_share=config["terminal_session_share"],
                 closing_states_output=config["terminal_closing_states_output"],
                 session_write_share=config["terminal_session_write_share"],
+                session_refer_share=config.get("terminal_session_refer_share", 0.0),
+                session_missing_share=config.get("terminal_session_missing_share", 0.0),
             )  # fmt: skip
             seconds = time.perf_counter() - start
             fixtures = sum(1 for p in Path(cache).iterdir() if (p / ".git").is_dir())

@@ -64,6 +64,8 @@ def build_dataset(script_args: RustyScriptArguments, training_args: SFTConfig, t
         terminal_closing_share=script_args.terminal_closing_share,
         terminal_session_share=script_args.terminal_session_share,
         terminal_session_write_share=script_args.terminal_session_write_share,
+        terminal_session_refer_share=script_args.terminal_session_refer_share,
+        terminal_session_missing_share=script_args.terminal_session_missing_share,
         terminal_closing_states_output=script_args.terminal_closing_states_output,
         terminal_cache_dir=script_args.terminal_cache_dir,
     )

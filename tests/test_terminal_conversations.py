@@ -192,6 +192,28 @@ def test_a_closing_message_that_invents_a_number_or_loops_is_not_done_right(monk
     assert report["overall"]["replies_over_3_repeats"]["mean"] == pytest.approx(1 / 3)
 
 
+def test_closings_after_a_failed_command_count_those_that_state_the_failure(monkeypatch, cache, tiny_tokenizer):
+    """A count of a file the work dir lacks fails; the report counts the closings that follow a failure and those
+    that state it (the status, or a line the command printed), not a closing after a command that succeeded."""
+    session = _session(cache)
+    answers = {t.text: [json.dumps(a) for a in t.reference] for t in session.turns}
+    answers[session.turns[1].text] = [json.dumps({"action": "CMD", "command": "wc -l absent.txt"}),
+                                      json.dumps({"action": "MSG", "message": "3 lines."})]
+    _scripted(monkeypatch, answers)
+    report = conv_eval.evaluate_conversations(torch.nn.Identity(), tiny_tokenizer, cache, sessions={"s": session},
+                                              alone=False)  # fmt: skip
+    first, second, _ = report["samples"]
+    assert not first["after_a_failure"] and second["after_a_failure"] and not second["states_the_failure"]
+    assert report["overall"]["closings_after_a_failure"] == {"n": 1, "stating_it": 0}
+    assert "| 0 of 1 |" in conv_eval.format_conversation_table(report)
+    failed = "wc: absent.txt: No such file or directory\n[exit code 1]"
+    assert conv_eval.failure_stated("Failed: exit code 1.", failed) == (True, True)
+    assert conv_eval.failure_stated("wc: absent.txt: No such file or directory.", failed) == (True, True)
+    assert conv_eval.failure_stated("It has 3 lines.", failed) == (True, False)
+    assert conv_eval.failure_stated("Done.", "3 notes.txt\n[exit code 0]") == (False, False)
+    assert conv_eval.failure_stated("Done.", "[timed out after 10 s]") == (True, False)
+
+
 def test_a_real_model_plays_a_session_end_to_end(cache, tiny_tokenizer):
     """The tiny random model through generate, the sandbox and the checks: every turn gets a record."""
     from tests.conftest import randomise_zero_init, tiny_config

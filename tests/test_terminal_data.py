@@ -17,9 +17,12 @@ from rusty_hf.data.terminal.dataset import (
     PARTS,
     READS_ANY_REPO,
     RUST_REPO_SHARE,
+    REFERRING,
+    REFERRING_FIRST,
     WRITE_INTENTS,
     evolved_fixture,
     heldout_requests,
+    says_a_suite_request,
     session_messages,
     sft_messages,
     training_requests,
@@ -96,7 +99,7 @@ def test_no_heldout_phrasing_or_value_reaches_training_data(training, heldout, f
     requests with their actions and command outputs, synthetic dialogs, tasks), and no held-out word
     appears in any terminal training text at all."""
     terminal = [m["content"] for r in training[:800] for m in sft_messages(r, fixture_cache if r.multi_turn else None)]
-    terminal += [m["content"] for s in training_sessions(30, seed=0) for m in session_messages(s, fixture_cache)]
+    terminal += [m["content"] for s in training_sessions(30, seed=0, refer_share=0.5) for m in session_messages(s, fixture_cache)]
     others = [m["content"] for d in synthetic_dialogs(2048, seed=0) + task_dialogs(("python", "rust")) for m in d]
     said = {_bare(t) for t in terminal + others}
     fixed = {_bare(t) for i in all_intents().values() for t in i.templates("test") if "{" not in t}
@@ -426,6 +429,62 @@ def test_sessions_are_requests_in_a_row_on_one_work_dir(fixture_cache):
     alone = [sft_messages(r, fixture_cache)[1:] for r in session]
     assert messages[1:] == [m for turn in alone for m in turn]
     assert training_sessions(5, seed=1) == sessions[:5]  # seeded
+
+
+def test_session_turns_that_refer_back_act_on_the_file_the_turn_before_named(fixture_cache):
+    """With ``refer_share``, a turn after one that named a file may act on that file again and call it what a user
+    calls it in a conversation ("it", "that file"): the reference names the path, the request does not. Every other
+    turn, and every session without such a turn, is what it is without the share; the rows keep the sessions' rules."""
+    plain = training_sessions(200, seed=4)
+    sessions = training_sessions(200, seed=4, refer_share=0.5)
+    referring = []
+    for session, before in zip(sessions, plain):
+        assert len(session) == len(before) and len({r.fixture.key for r in session}) == 1
+        assert not any(r.intent in WRITE_INTENTS for r in session[:-1])
+        for k, (turn, was) in enumerate(zip(session, before)):
+            if turn.text == was.text:
+                assert turn == was
+                continue
+            referring.append(turn)
+            path = session[k - 1].case.slots["file"]
+            assert k > 0 and turn.case.slots["file"] == path and path not in turn.text
+            assert path in turn.case.actions[0].get("command", "") + turn.case.actions[0].get("path", "")
+            phrases = REFERRING_FIRST if turn.text.lower().startswith(tuple(REFERRING_FIRST)) else REFERRING
+            assert any(re.search(rf"\b{p}\b", turn.text, re.I) for p in phrases), turn.text
+            assert not says_a_suite_request(turn.text)
+    assert len(referring) >= 60, len(referring)
+    assert {"show_file", "head_file", "file_details"} <= {r.intent for r in referring}
+    assert any(r.intent in WRITE_INTENTS for r in referring)  # "add 'x' to the end of it"
+    assert training_sessions(200, seed=4, refer_share=0.0) == plain
+    messages = session_messages(next(s for s in sessions if any(r in referring for r in s[1:])), fixture_cache)
+    assert all(m["content"] for m in messages)
+
+
+def test_session_turns_on_a_missing_file_run_their_command_and_close_with_the_failure(fixture_cache):
+    """With ``missing_share``, a turn that reads a named file may name one the work dir lacks: the request and its
+    command name the same missing file, the real run fails, and the turn closes with that failure, not a made-up
+    answer (a multi-turn count closes so too). Every other turn stays what it is without the share."""
+    plain = training_sessions(120, seed=5)
+    sessions = training_sessions(120, seed=5, missing_share=0.3, cache_dir=fixture_cache)
+    failing = []
+    for session, before in zip(sessions, plain):
+        for turn, was in zip(session, before):
+            if turn.text == was.text:
+                assert turn == was
+                continue
+            failing.append((session, turn))
+            missing = turn.case.slots["file"]
+            assert missing != was.case.slots["file"] and missing in turn.text
+            assert missing not in turn.fixture.tree_files() and missing in turn.case.actions[0]["command"]
+            assert turn.closing and not turn.multi_turn and len(turn.case.actions) == 1
+    assert len(failing) >= 20 and {"show_file", "how_long"} <= {t.intent for _, t in failing}
+    session, turn = failing[0]
+    messages = session_messages(session, fixture_cache, states_output=True)
+    at = [m["content"] for m in messages].index(turn.text)
+    assert "No such file or directory" in messages[at + 2]["content"]
+    assert json.loads(messages[at + 3]["content"])["message"].startswith("Failed: exit code ")
+    with pytest.raises(ValueError, match="cache_dir"):
+        training_sessions(2, seed=5, missing_share=0.3)
 
 
 def test_sessions_that_go_on_after_a_write_show_what_a_real_session_shows(fixture_cache, tmp_path):

@@ -62,13 +62,16 @@ def task_dialogs(
 
 def terminal_dialogs(n: int, seed: int = 0, multi_turn_share: float = 0.2, cache_dir: str | Path = "outputs/terminal_fixtures",
                      workers: int | None = None, closing_share: float = 0.0, session_share: float = 0.0,
-                     closing_states_output: bool = False, session_write_share: float = 0.0) -> list[list[Message]]:  # fmt: skip
+                     closing_states_output: bool = False, session_write_share: float = 0.0,
+                     session_refer_share: float = 0.0, session_missing_share: float = 0.0) -> list[list[Message]]:  # fmt: skip
     """``n`` training-split terminal requests as dialogs; multi-turn ones (and ``closing_share`` of the
     single-turn actions, which end with a closing MSG) carry the real command output. ``session_share`` x ``n``
     sessions (`training_sessions`: 4-8 requests in a row on one work dir) come beside them. ``closing_states_output``:
     a closing MSG states a short output instead of "Done." (`closing_message`), or what its case's ``closing`` says
     a long one shows, and a session may answer any command so. ``session_write_share`` of the sessions change the work
-    dir before their last turn, and the turns after act on it as changed.
+    dir before their last turn, and the turns after act on it as changed. ``session_refer_share`` of the session turns
+    after one that named a file act on it again and call it "it" or "that file"; ``session_missing_share`` of them
+    ask to read a file the work dir lacks, and close with the failure.
 
     The outputs are sandbox runs of the reference commands on the materialized fixtures (cached per
     fixture and command; a read runs on the fixture itself, see `checks.RUNS`), ``workers`` at a time (default:
@@ -83,7 +86,9 @@ def terminal_dialogs(n: int, seed: int = 0, multi_turn_share: float = 0.2, cache
     workers = workers or min(8, 2 * (os.cpu_count() or 1))
     requests = training_requests(n, seed=seed, multi_turn_share=multi_turn_share, closing_share=closing_share)
     sessions = training_sessions(round(n * session_share), seed=seed, states_output=closing_states_output,
-                                 write_share=session_write_share, cache_dir=cache_dir, workers=workers) if session_share else []
+                                 write_share=session_write_share, cache_dir=cache_dir, workers=workers,
+                                 refer_share=session_refer_share, missing_share=session_missing_share,
+                                 ) if session_share else []
     with ThreadPoolExecutor(max_workers=workers) as pool:
         rows = list(pool.map(lambda r: sft_messages(r, cache_dir, closing_states_output), requests))
         return rows + list(pool.map(lambda s: session_messages(s, cache_dir, closing_states_output), sessions))
@@ -102,6 +107,8 @@ def build_sft_dataset(
     terminal_session_share: float = 0.0,
     terminal_closing_states_output: bool = False,
     terminal_session_write_share: float = 0.0,
+    terminal_session_refer_share: float = 0.0,
+    terminal_session_missing_share: float = 0.0,
 ) -> datasets.Dataset:
     """The shuffled SFT mix: synthetic dialogs, terminal requests, and every training task ``task_repeats`` times.
 
@@ -115,7 +122,9 @@ def build_sft_dataset(
         rows += terminal_dialogs(num_terminal, seed, terminal_multi_turn_share, terminal_cache_dir,
                                  closing_share=terminal_closing_share, session_share=terminal_session_share,
                                  closing_states_output=terminal_closing_states_output,
-                                 session_write_share=terminal_session_write_share)
+                                 session_write_share=terminal_session_write_share,
+                                 session_refer_share=terminal_session_refer_share,
+                                 session_missing_share=terminal_session_missing_share)
     if task_repeats:
         rows += task_dialogs(task_languages, root=tasks_root) * task_repeats
     random.Random(seed).shuffle(rows)

@@ -35,6 +35,7 @@ from rusty_hf.data.terminal.fixtures import listed_paths, workspace_paths
 from rusty_hf.evaluation.stats import mean_and_stderr
 from rusty_hf.evaluation.terminal import DEFAULT_MAX_NEW_TOKENS, MAX_STEPS, _parse, _rate, generate_replies
 from rusty_hf.inference.decoding import MAX_PHRASE_REPEATS
+from rusty_hf.protocol.copying import tool_status
 from rusty_hf.protocol.constrained import PHRASE_WORDS
 from rusty_hf.sandbox import require_isolation
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
@@ -114,6 +115,17 @@ def live_paths(root: Path) -> list[str]:
     return listed_paths(fixture_files(root))
 
 
+def failure_stated(message: str, output: str | None) -> tuple[bool, bool]:
+    """Whether a closing MSG follows a command that failed (its result's exit code is not 0, or it timed out), and
+    whether it then states that failure: the status ("Failed: exit code 1.", as training closes one) or one of
+    the lines the failing command printed ("cat: x.txt: No such file or directory.")."""
+    status = tool_status(output) if output is not None else None
+    if status is None or status == "Done.":
+        return False, False
+    lines = {line.strip().rstrip(".") for line in output.splitlines() if line.strip()}
+    return True, message == status or message.strip().rstrip(".") in lines
+
+
 def _new_play(key: str, root: Path, turns: list, names: list[str]) -> dict:
     """One chat on one work dir: what `_play` keeps per play as the turns go."""
     return {"key": key, "chat": [{"role": "system", "content": RUSTY_SYSTEM_PROMPT}], "root": root, "turns": turns,
@@ -134,7 +146,8 @@ def _play(model, tokenizer, plays: list[dict], *, batch_size: int, max_new_token
                 p["outputs"], p["record"] = [], {"turn": k, "request": p["turns"][k].text,
                                                  "intent": p["turns"][k].intent, "part": p["turns"][k].part,
                                                  "replies": [], "valid": [], "first_ok": False, "ok": False,
-                                                 "reason": "", "final_reason": "no closing MSG", "repeats": 0}  # fmt: skip
+                                                 "reason": "", "final_reason": "no closing MSG", "repeats": 0,
+                                                 "after_a_failure": False, "states_the_failure": False}  # fmt: skip
             acting = list(live)
             for step in range(max_steps):
                 if not acting:
@@ -173,6 +186,8 @@ def _play(model, tokenizer, plays: list[dict], *, batch_size: int, max_new_token
                     p["chat"] = p["chat"] + [{"role": "assistant", "content": action.to_json()}]
                     if action.action == "MSG":
                         record["repeats"] = repeated_phrase(action.message)[1]
+                        record["after_a_failure"], record["states_the_failure"] = failure_stated(
+                            action.message, p["outputs"][-1] if p["outputs"] else None)
                         record["ok"] = record["first_ok"] and closing.ok
                         record["final_reason"] = closing.reason
                         continue
@@ -238,6 +253,8 @@ def summarize_conversations(samples: list[dict]) -> dict:
         out = {"done_right": _rate(rows, "ok"), "first_action_success": _rate(rows, "first_ok"),
                "replies_over_3_repeats": _rate([{"r": r["repeats"] > MAX_PHRASE_REPEATS} for r in rows], "r"),
                "protocol_validity": _rate([{"v": v} for r in rows for v in r["valid"]], "v")}  # fmt: skip
+        failed = [r for r in rows if r.get("after_a_failure")]
+        out["closings_after_a_failure"] = {"n": len(failed), "stating_it": sum(r["states_the_failure"] for r in failed)}
         paired = [r for r in rows if "alone_ok" in r]
         if paired:
             out["done_right_alone"] = _rate(paired, "alone_ok")
@@ -253,16 +270,17 @@ def format_conversation_table(report: dict) -> str:
     def cell(stat: dict | None) -> str:
         return "-" if not stat or stat["mean"] is None else f"{stat['mean']:.3f} ± {stat['stderr']:.3f} (n={stat['n']})"
 
-    lines = ["| part | done right, in a row | alone | in a row − alone | first action | replies repeating a phrase > 3x |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| part | done right, in a row | alone | in a row − alone | first action | replies repeating a phrase > 3x | "
+             "closings after a failed command that state it |", "|---|---|---|---|---|---|---|"]
     for name, block in [*report["parts"].items(), ("overall", report["overall"])]:
         if not block["done_right"]["n"]:
             continue
+        failures = block.get("closings_after_a_failure") or {"n": 0, "stating_it": 0}
         lines.append(f"| {name} | {cell(block['done_right'])} | {cell(block.get('done_right_alone'))} | "
                      f"{cell(block.get('in_a_row_minus_alone'))} | {cell(block['first_action_success'])} | "
-                     f"{cell(block['replies_over_3_repeats'])} |")  # fmt: skip
+                     f"{cell(block['replies_over_3_repeats'])} | {failures['stating_it']} of {failures['n']} |")  # fmt: skip
     return "\n".join(lines)
 
 
-__all__ = ["CLOSING_RULES", "closing_verdict", "evaluate_conversations", "format_conversation_table", "invented_name",
-           "repeated_phrase", "shown_numbers", "summarize_conversations"]
+__all__ = ["CLOSING_RULES", "closing_verdict", "evaluate_conversations", "failure_stated", "format_conversation_table",
+           "invented_name", "repeated_phrase", "shown_numbers", "summarize_conversations"]

@@ -52,6 +52,16 @@ class RustyScriptArguments(ScriptArguments):
         metadata={"help": "SFT: share of those sessions where an earlier turn changes the work dir too (append, replace, "
                   "create, delete), and the turns after it act on the work dir as it left it (run in the sandbox)."},
     )
+    terminal_session_refer_share: float = field(
+        default=0.0,
+        metadata={"help": "SFT: share of the session turns after one that named a file that act on that file again and "
+                  "name it as a user does in a conversation (\"it\", \"that file\")."},
+    )
+    terminal_session_missing_share: float = field(
+        default=0.0,
+        metadata={"help": "SFT: share of the session turns that read a named file that name one the work dir lacks; "
+                  "the reference command fails and the turn closes with the failure (\"Failed: exit code 1.\")."},
+    )
     terminal_closing_states_output: bool = field(
         default=False,
         metadata={"help": "SFT: a closing MSG after a command with a short output states it (\"It shows: README.md, "
@@ -118,7 +128,8 @@ class RustyScriptArguments(ScriptArguments):
             raise ValueError(f"terminal_multi_turn_share must be in [0, 1], got {self.terminal_multi_turn_share}")
         if not 0 <= self.terminal_closing_share <= 1:
             raise ValueError(f"terminal_closing_share must be in [0, 1], got {self.terminal_closing_share}")
-        for name in ("terminal_session_share", "terminal_session_write_share"):
+        for name in ("terminal_session_share", "terminal_session_write_share", "terminal_session_refer_share",
+                     "terminal_session_missing_share"):
             if not 0 <= getattr(self, name) <= 1:
                 raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)}")
         if self.d_hidden % 32:

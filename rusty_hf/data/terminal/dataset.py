@@ -41,7 +41,7 @@ from pathlib import Path
 from rusty_hf.data.terminal.catalog import all_intents
 from rusty_hf.data.terminal.checks import COMMAND_TIMEOUT_S, RUNS, Check, files_after, judge
 from rusty_hf.data.terminal.fixtures import EvolvedFixture, Fixture, materialize, python_fixture, rust_fixture
-from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS, Case, Intent, render
+from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS, Case, Intent, cmd, render
 from rusty_hf.data.terminal.values import ValuePool, is_new_value
 from rusty_hf.protocol.actions import action_json, parse_action
 from rusty_hf.protocol.copying import SHOWN_PREFIX, shown_lines, states_whole, tool_status
@@ -84,6 +84,11 @@ CLOSING_INTENTS = frozenset({
 WRITE_INTENTS = frozenset({"append_line", "replace_text", "create_file", "create_script", "delete_file", "delete_build",
                            "copy_file", "rename_file", "empty_file"})  # fmt: skip
 SESSION_TURNS = (4, 8)  # requests in a row per training session (the conversation suite plays 5-8; at 3-6 its turns 5-8 went worse)
+# How a user names the file of the turn before in a conversation ("how many lines does it have?"); a template that
+# begins with the file takes one that can begin a sentence
+REFERRING = ("it", "it", "that file", "that file", "the same file", "this file")
+REFERRING_FIRST = ("that file", "the same file", "this file")
+REFER_TRIES = 24  # builds of a turn's intent drawn until one acts on the file of the turn before
 
 
 @dataclass(frozen=True)
@@ -210,21 +215,31 @@ def training_requests(n: int, seed: int = 0, intents: Iterable[str] | None = Non
 
 
 def training_sessions(n: int, seed: int = 0, intents: Iterable[str] | None = None, states_output: bool = False,
-                      write_share: float = 0.0, cache_dir: str | Path | None = None, workers: int = 2
-                      ) -> list[list[Request]]:  # fmt: skip
+                      write_share: float = 0.0, cache_dir: str | Path | None = None, workers: int = 2,
+                      refer_share: float = 0.0, missing_share: float = 0.0) -> list[list[Request]]:  # fmt: skip
     """``n`` training sessions: 4-8 training requests in a row on one of ``OUTPUT_FIXTURES`` (Python), as a user types
     them into `rusty-terminal`. A turn that is not the session's last is answered to the end, so the next request
     follows a finished answer: a MSG-only intent, a multi-turn one, or one of ``CLOSING_INTENTS`` closed by its
     status; with ``states_output`` (the closings `sft_messages` writes with it) any command, closed by its case's
     ``closing``, its short output stated whole, or its status. The last turn may change the work dir
     (``WRITE_INTENTS``) or stop at its action; in ``write_share`` of the sessions one earlier turn changes it too, and
-    the turns after it are drawn on the work dir as it left it (`_go_on_after_write`: needs ``cache_dir``)."""
+    the turns after it are drawn on the work dir as it left it (`_go_on_after_write`: needs ``cache_dir``).
+    ``refer_share`` of the turns after one that named a file act on that file again (an intent that takes a file) and
+    name it as a user would in a conversation, "it" or "that file" (`_referring`): the model finds it earlier in the
+    session. ``missing_share`` of the turns that read a named file name one the work dir lacks (a file of another
+    fixture: a name misremembered), where the reference command then fails; the turn closes with what failed
+    (`_missing_file`: run in the sandbox, needs ``cache_dir``)."""
     catalogue = all_intents()
     names = [k for k in (intents or catalogue) if k not in HELD_OUT_INTENTS and catalogue[k].fixture == "python"]
     answered = [k for k in names if k not in WRITE_INTENTS
                 and (states_output or catalogue[k].multi_turn or k in CLOSING_INTENTS or k in _MSG_INTENTS)]  # fmt: skip
     rng = random.Random(f"sessions/{seed}")  # its own stream: the single rows stay what they were
     writes_rng = random.Random(f"session-writes/{seed}")  # and its own again: the sessions without a write stay too
+    refer_rng = random.Random(f"session-refers/{seed}")  # and its own: with refer_share 0 every session stays as it was
+    refers = {k for k in names if any("{file}" in t for t in catalogue[k].templates("train"))}
+    missing_rng = random.Random(f"session-missing/{seed}")  # and its own
+    if missing_share and cache_dir is None:
+        raise ValueError("turns on a missing file run their command to see it fail: pass cache_dir")
     out, going_on = [], []
     for i in range(n):
         fixture_seed = rng.randrange(OUTPUT_FIXTURES)  # their command outputs are cached
@@ -233,8 +248,13 @@ def training_sessions(n: int, seed: int = 0, intents: Iterable[str] | None = Non
         session = []
         for k, name in enumerate(picks):
             request = _fresh_request(catalogue[name], fixture_seed, rng, kind="python")  # one work dir
+            if session and "file" in session[-1].case.slots and refer_rng.random() < refer_share:
+                on_files = [k for k in (names if k == turns - 1 else answered) if k in refers]
+                request = _referring(catalogue[refer_rng.choice(on_files)], session[-1], fixture_seed, refer_rng) or request
             if k < turns - 1 and not request.multi_turn and request.case.actions[0]["action"] != "MSG":
                 request = replace(request, closing=True)
+            if missing_share and missing_rng.random() < missing_share:
+                request = _missing_file(request, missing_rng, cache_dir) or request
             session.append(request)
         out.append(session)
         if writes_rng.random() < write_share:
@@ -252,6 +272,50 @@ def training_sessions(n: int, seed: int = 0, intents: Iterable[str] | None = Non
             for (i, _, _), session in zip(going_on, list(pool.map(go_on, going_on))):
                 out[i] = session
     return out
+
+
+def _referring(intent: Intent, before: Request, fixture_seed: int, rng: random.Random) -> Request | None:
+    """A training request of ``intent`` on the file ``before`` named, naming it "it" or "that file" (`REFERRING`);
+    None where ``before`` named no file, or no build of ``intent`` in `REFER_TRIES` acts on it."""
+    path = before.case.slots.get("file")
+    templates = [t for t in intent.templates("train") if "{file}" in t]
+    if path is None or not templates:
+        return None
+    for _ in range(REFER_TRIES):
+        request = _request(intent, "train", "train", fixture_seed, rng, "train", kind="python")
+        if request.case.slots.get("file") == path:
+            break
+    else:
+        return None
+    template = rng.choice(templates)
+    phrase = rng.choice(REFERRING_FIRST if template.startswith("{file}") else REFERRING)
+    text = render(template, {**request.case.slots, "file": phrase}, rng)
+    return None if says_a_suite_request(text) else replace(request, text=text)
+
+
+def _missing_file(request: Request, rng: random.Random, cache_dir: str | Path) -> Request | None:
+    """``request`` asked of a file the work dir lacks, with the same reference command and a closing after its
+    result; None where ``request`` reads no named file, writes, or its command does not fail on the missing file
+    (``git log -- x`` prints nothing and exits 0). The missing name is a file of another training fixture with the
+    same extension: a name a user may misremember."""
+    path, first = request.case.slots.get("file"), request.case.actions[0]
+    if path is None or request.intent in WRITE_INTENTS or first["action"] != "CMD":
+        return None
+    templates = [t for t in all_intents()[request.intent].templates("train") if "{file}" in t]
+    here = request.fixture.tree_files()
+    other = _fixture("python", "train", rng.randrange(TRAIN_FIXTURES))
+    names = sorted(p for p in other.tree_files() if p not in here and Path(p).suffix == Path(path).suffix)
+    if not templates or not names:
+        return None
+    missing = rng.choice(names)
+    command = re.sub(rf"(?<![\w./-]){re.escape(path)}(?![\w./-])", missing, first["command"])
+    text = render(rng.choice(templates), {**request.case.slots, "file": missing}, rng)
+    if command == first["command"] or says_a_suite_request(text):
+        return None
+    case = replace(request.case, slots={**request.case.slots, "file": missing}, actions=(cmd(command),), final=None,
+                   closing=None, args=(missing,))  # fmt: skip
+    failing = replace(request, text=text, case=case, closing=True)
+    return failing if tool_status(observation(failing, cache_dir)) not in (None, "Done.") else None
 
 
 def evolved_fixture(start: Fixture, files: dict[str, bytes]) -> EvolvedFixture:
