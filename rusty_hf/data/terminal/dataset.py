@@ -236,7 +236,8 @@ def training_sessions(n: int, seed: int = 0, intents: Iterable[str] | None = Non
     rng = random.Random(f"sessions/{seed}")  # its own stream: the single rows stay what they were
     writes_rng = random.Random(f"session-writes/{seed}")  # and its own again: the sessions without a write stay too
     refer_rng = random.Random(f"session-refers/{seed}")  # and its own: with refer_share 0 every session stays as it was
-    refers = {k for k in names if any("{file}" in t for t in catalogue[k].templates("train"))}
+    takes_file = {k for k in names if any("{file}" in t for t in catalogue[k].templates("train"))}
+    refer_last, refer_earlier = ([k for k in pool if k in takes_file] for pool in (names, answered))
     missing_rng = random.Random(f"session-missing/{seed}")  # and its own
     if missing_share and cache_dir is None:
         raise ValueError("turns on a missing file run their command to see it fail: pass cache_dir")
@@ -249,7 +250,7 @@ def training_sessions(n: int, seed: int = 0, intents: Iterable[str] | None = Non
         for k, name in enumerate(picks):
             request = _fresh_request(catalogue[name], fixture_seed, rng, kind="python")  # one work dir
             if session and "file" in session[-1].case.slots and refer_rng.random() < refer_share:
-                on_files = [k for k in (names if k == turns - 1 else answered) if k in refers]
+                on_files = refer_last if k == turns - 1 else refer_earlier
                 request = _referring(catalogue[refer_rng.choice(on_files)], session[-1], fixture_seed, refer_rng) or request
             if k < turns - 1 and not request.multi_turn and request.case.actions[0]["action"] != "MSG":
                 request = replace(request, closing=True)
