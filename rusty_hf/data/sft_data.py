@@ -85,13 +85,17 @@ def terminal_dialogs(n: int, seed: int = 0, multi_turn_share: float = 0.2, cache
         require_isolation()
     workers = workers or min(8, 2 * (os.cpu_count() or 1))
     requests = training_requests(n, seed=seed, multi_turn_share=multi_turn_share, closing_share=closing_share)
-    sessions = training_sessions(round(n * session_share), seed=seed, states_output=closing_states_output,
-                                 write_share=session_write_share, cache_dir=cache_dir, workers=workers,
-                                 refer_share=session_refer_share, missing_share=session_missing_share,
-                                 ) if session_share else []
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with ThreadPoolExecutor(max_workers=workers) as pool, ThreadPoolExecutor(max_workers=1) as drawing:
+        # The sessions are drawn while the requests' rows run: their missing-file turns wait on one sandbox run at
+        # a time (each decides the turn after it), the rows keep ``workers`` runs going.
+        sessions = drawing.submit(training_sessions, round(n * session_share), seed=seed, states_output=closing_states_output,
+                                  write_share=session_write_share, cache_dir=cache_dir, workers=workers,
+                                  refer_share=session_refer_share, missing_share=session_missing_share,
+                                  ) if session_share else None  # fmt: skip
         rows = list(pool.map(lambda r: sft_messages(r, cache_dir, closing_states_output), requests))
-        return rows + list(pool.map(lambda s: session_messages(s, cache_dir, closing_states_output), sessions))
+        if sessions is None:
+            return rows
+        return rows + list(pool.map(lambda s: session_messages(s, cache_dir, closing_states_output), sessions.result()))
 
 
 def build_sft_dataset(

@@ -127,7 +127,10 @@ def fixture_from_row(text: str) -> Fixture:
     return Fixture(raw["kind"], commits, raw["dirty"], raw["facts"])
 
 
+@functools.lru_cache(maxsize=16384)
 def _fixture(kind: str, split: str, seed: int) -> Fixture:
+    """The fixture ``seed`` of a kind and split, built once per process (requests on it share the one object;
+    nothing writes to a fixture: a changed work dir is a new `EvolvedFixture`)."""
     digest = hashlib.sha256(f"{kind}/{split}/{seed}".encode()).hexdigest()
     pool = ValuePool(split, seed=int(digest[:12], 16))
     return python_fixture(pool) if kind == "python" else rust_fixture(pool)

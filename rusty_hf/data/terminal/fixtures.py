@@ -14,6 +14,7 @@ fixture always gets the same commit hashes); folders are cached by the fixture's
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -41,8 +42,8 @@ class Fixture:
     dirty: dict[str, str]
     facts: dict = field(default_factory=dict)
 
-    @property
-    def key(self) -> str:
+    @functools.cached_property
+    def key(self) -> str:  # every row's output is looked up by it: computed once per fixture
         blob = json.dumps([self.kind, self.commits, self.dirty], sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
