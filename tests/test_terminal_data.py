@@ -175,6 +175,27 @@ def test_file_reading_intents_run_on_rust_crates_too_and_their_references_pass_t
     assert judged == dict.fromkeys(READS_ANY_REPO, True)
 
 
+def test_a_builder_change_leaves_the_other_intents_heldout_requests_as_they_were(heldout, monkeypatch):
+    """Each intent draws its held-out requests from its own stream: one builder that draws more (here append_line)
+    moves no other intent's requests, so a change to one intent keeps the rest of the split comparable."""
+    import dataclasses
+
+    from rusty_hf.data.terminal import catalog
+
+    intent = catalog.INTENTS["append_line"]
+
+    def drawing_more(fx, rng, pool):
+        rng.random(), pool.rng.random()
+        return intent.build(fx, rng, pool)
+
+    monkeypatch.setitem(catalog.INTENTS, "append_line", dataclasses.replace(intent, build=drawing_more))
+    after = heldout_requests(seed=0)
+    same = [(r.intent, r.part, r.text, r.case.actions) for r in heldout if r.intent != "append_line"]
+    assert [(r.intent, r.part, r.text, r.case.actions) for r in after if r.intent != "append_line"] == same
+    moved = [r.text for r in after if r.intent == "append_line"] != [r.text for r in heldout if r.intent == "append_line"]
+    assert moved
+
+
 def test_a_file_check_sees_every_change(training, fixture_cache):
     request = _one(training, "create_file")
     root = materialize(request.fixture, fixture_cache)

@@ -405,11 +405,12 @@ _MSG_INTENTS = frozenset({"acknowledge", "ask_detail", "explain", "identity", "r
 
 
 def heldout_requests(seed: int = 0, per_intent: dict[str, int] | None = None) -> list[Request]:
-    """The held-out split: held-out phrasings on seen and on new values, and the held-out intents."""
+    """The held-out split: held-out phrasings on seen and on new values, and the held-out intents. Each intent draws
+    from its own stream, so a change to one intent's builder leaves every other intent's requests as they were."""
     per_intent = {**HELD_OUT_PER_INTENT, **(per_intent or {})}
-    rng = random.Random(10_000 + seed)
     out = []
     for name, intent in sorted(all_intents().items()):
+        rng = random.Random(f"heldout/{seed}/{name}")
         held_intent = name in HELD_OUT_INTENTS
         for part in (("new_intents",) if held_intent else ("seen_values", "new_values")):
             for _ in range(per_intent[part]):
@@ -427,13 +428,14 @@ def heldout_requests(seed: int = 0, per_intent: dict[str, int] | None = None) ->
 
 def dev_requests(per_intent: int = 4, seed: int = 0) -> list[Request]:
     """A development split for tuning decoding settings without touching the held-out one: training
-    phrasings and training words, on fixtures no training row uses (``part`` "dev"), trained intents only."""
-    rng = random.Random(20_000 + seed)
+    phrasings and training words, on fixtures no training row uses (``part`` "dev"), trained intents only; each
+    intent from its own stream, as the held-out split."""
     first_unused = TRAIN_FIXTURES + EXTRA_FIXTURES
     out = []
     for name, intent in sorted(all_intents().items()):
         if name in HELD_OUT_INTENTS:
             continue
+        rng = random.Random(f"dev/{seed}/{name}")
         for _ in range(per_intent):
             request = _request(intent, "train", "train", first_unused + rng.randrange(1 << 16), rng, "dev")
             while says_a_suite_request(request.text):  # the blind suites stay apart from every split
