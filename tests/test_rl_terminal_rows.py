@@ -24,6 +24,23 @@ def test_terminal_rows_join_the_tasks(mixed):
     assert all(row["check"] == "" and row["tests"] for row in tasks)
 
 
+def test_a_share_of_the_terminal_rows_asks_for_words(tmp_path):
+    """terminal_words_share draws that share among the requests answered by a MSG; the others are the rows the
+    share 0 draws first. Drawn evenly, ~3 of 28 asked for words and GRPO turned such requests into commands."""
+    from rusty_hf.data.terminal.dataset import answered_in_words
+
+    def names(share):
+        args = RLScriptArguments(task_languages=["python"], num_terminal=12, terminal_words_share=share,
+                                 reward_funcs=["terminal"], terminal_cache_dir=str(tmp_path))  # fmt: skip
+        return [row["name"].split("/", 1)[1] for row in build_task_dataset(args) if row["language"] == "terminal"]
+
+    plain, worded = names(0.0), names(0.25)
+    assert worded[:9] == plain[:9] and set(worded[9:]) <= set(answered_in_words()) and len(worded) == 12
+    assert {"acknowledge", "identity", "refuse_destructive"} <= set(answered_in_words())
+    with pytest.raises(ValueError, match="terminal_words_share"):
+        RLScriptArguments(task_languages=["python"], num_terminal=12, terminal_words_share=1.5, reward_funcs=["terminal"])
+
+
 def test_each_reward_scores_only_its_rows(mixed):
     args, dataset = mixed
     execution, protocol, terminal = build_reward_funcs(args)

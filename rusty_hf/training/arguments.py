@@ -239,6 +239,12 @@ class RLScriptArguments(RustyScriptArguments, RLCallbacksConfig):
         default=None,
         metadata={"help": "Multi-turn environment for GRPO's environment_factory: 'coding' (rusty_hf.agent.env.CodingEnv)."},
     )
+    terminal_words_share: float = field(
+        default=0.0,
+        metadata={"help": "RL: share of the num_terminal prompts drawn among the requests answered in words (an "
+                  "acknowledgement, who Rusty is, an explanation, a refusal, a question back: "
+                  "rusty_hf.data.terminal.dataset.answered_in_words); the rest as training_requests draws them."},
+    )
     served_decoding: bool = field(
         default=True,
         metadata={"help": "GRPO/PPO: sample the terminal prompts (num_terminal) as rusty-terminal decodes a reply (the "
@@ -255,6 +261,8 @@ class RLScriptArguments(RustyScriptArguments, RLCallbacksConfig):
             raise ValueError(f"task_split must be 'train' or 'test', got {self.task_split!r}")
         if self.max_difficulty is not None and not 1 <= self.max_difficulty <= 5:
             raise ValueError(f"max_difficulty must be in 1..5, got {self.max_difficulty}")
+        if not 0.0 <= self.terminal_words_share <= 1.0:
+            raise ValueError(f"terminal_words_share must be in [0, 1], got {self.terminal_words_share}")
         if self.environment not in (None, "coding"):
             raise ValueError(f"environment must be 'coding' or unset, got {self.environment!r}")
         from rusty_hf.rewards import REWARD_FACTORIES, REWARD_FUNCS

@@ -60,11 +60,18 @@ def _with_terminal_columns(tasks: datasets.Dataset) -> datasets.Dataset:
 
 def terminal_dataset(script_args: RLScriptArguments, task_features: datasets.Features) -> datasets.Dataset:
     """``num_terminal`` training terminal requests as RL rows beside the tasks (one turn each: the
-    ``terminal`` reward judges the first action; ``language`` "terminal" makes the code rewards skip them)."""
-    from rusty_hf.data.terminal.dataset import training_requests
+    ``terminal`` reward judges the first action; ``language`` "terminal" makes the code rewards skip them).
+    ``terminal_words_share`` of them ask for an answer in words (`answered_in_words`): drawn evenly, ~3 of 28 did, and
+    GRPO beside 113 coding tasks turned acknowledgements and who-are-you into commands."""
+    from rusty_hf.data.terminal.dataset import answered_in_words, training_requests
 
+    n, seed = script_args.num_terminal, script_args.dialog_seed
+    words = round(n * getattr(script_args, "terminal_words_share", 0.0))
+    requests = training_requests(n - words, seed=seed, multi_turn_share=0.0)
+    if words:
+        requests += training_requests(words, seed=seed, intents=answered_in_words(), multi_turn_share=0.0)
     rows = []
-    for request in training_requests(script_args.num_terminal, seed=script_args.dialog_seed, multi_turn_share=0.0):
+    for request in requests:
         row = request.row()
         rows.append({"prompt": row["prompt"], "tests": "", "solution": "", "language": "terminal", "difficulty": 1,
                      "name": f"terminal/{request.intent}", "tags": ["terminal"], "entry_point": "", "split": "train",

@@ -217,6 +217,15 @@ def training_requests(n: int, seed: int = 0, intents: Iterable[str] | None = Non
     return out
 
 
+@functools.lru_cache(maxsize=1)
+def answered_in_words() -> tuple[str, ...]:
+    """The trained single-turn intents whose reference answer is a MSG: an acknowledgement, a greeting, who Rusty is,
+    an explanation, a refusal, a question back."""
+    catalogue = all_intents()
+    return tuple(sorted(k for k, intent in catalogue.items() if k not in HELD_OUT_INTENTS and not intent.multi_turn
+                        and _request(intent, "train", "train", 0, random.Random(0), "train").case.actions[0]["action"] == "MSG"))
+
+
 def training_sessions(n: int, seed: int = 0, intents: Iterable[str] | None = None, states_output: bool = False,
                       write_share: float = 0.0, cache_dir: str | Path | None = None, workers: int = 2,
                       refer_share: float = 0.0, missing_share: float = 0.0) -> list[list[Request]]:  # fmt: skip
