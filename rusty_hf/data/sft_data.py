@@ -93,9 +93,8 @@ def terminal_dialogs(n: int, seed: int = 0, multi_turn_share: float = 0.2, cache
                                   refer_share=session_refer_share, missing_share=session_missing_share,
                                   ) if session_share else None  # fmt: skip
         rows = list(pool.map(lambda r: sft_messages(r, cache_dir, closing_states_output), requests))
-        if sessions is None:
-            return rows
-        return rows + list(pool.map(lambda s: session_messages(s, cache_dir, closing_states_output), sessions.result()))
+        sessions = sessions.result() if sessions else []
+        return rows + list(pool.map(lambda s: session_messages(s, cache_dir, closing_states_output), sessions))
 
 
 def build_sft_dataset(

@@ -66,7 +66,7 @@ def terminal_dataset(script_args: RLScriptArguments, task_features: datasets.Fea
     from rusty_hf.data.terminal.dataset import answered_in_words, training_requests
 
     n, seed = script_args.num_terminal, script_args.dialog_seed
-    words = round(n * getattr(script_args, "terminal_words_share", 0.0))
+    words = round(n * script_args.terminal_words_share)
     requests = training_requests(n - words, seed=seed, multi_turn_share=0.0)
     if words:
         requests += training_requests(words, seed=seed, intents=answered_in_words(), multi_turn_share=0.0)
