@@ -74,8 +74,26 @@ if [ -n "$download" ]; then
     exit 0
 fi
 
+if [ -n "$wheelhouse" ] && [ ! -d "$wheelhouse" ]; then
+    echo "no wheelhouse at $wheelhouse: fill one with bash recipes/install.sh --download DIR" >&2
+    exit 1
+fi
+
+# The same install again (the lock, pyproject.toml, extras, torch choice and checkout unchanged since the stamp this
+# script leaves in the environment, and rusty_hf importable there) is skipped: pip spends ~25 s on 2 cores
+# finding nothing to do. RUSTY_REINSTALL=1 installs anyway (after changing packages by hand).
+stamp="$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/.rusty_hf-install"
+made_from="$(cat "$lock" pyproject.toml | sha256sum | cut -d' ' -f1) keep_torch=${RUSTY_KEEP_TORCH:-0} $PWD"
+if [ "${RUSTY_REINSTALL:-0}" != 1 ] && [ -f "$stamp" ] && [ "$(head -n 1 "$stamp")" = "$made_from" ] \
+    && { [ -z "$extras" ] || grep -qx "extras=$extras" "$stamp"; } \
+    && (cd / && python3 -c "import rusty_hf" 2>/dev/null); then
+    echo "rusty_hf is installed from this lock already ($stamp; RUSTY_REINSTALL=1 installs again)"
+    python3 -m rusty_hf.inference.warmup
+    exit 0
+fi
+rm -f "$stamp"
+
 if [ -n "$wheelhouse" ]; then
-    [ -d "$wheelhouse" ] || { echo "no wheelhouse at $wheelhouse: fill one with bash recipes/install.sh --download DIR" >&2; exit 1; }
     pip+=(--no-index --find-links "$wheelhouse")
     "${pip[@]}" --upgrade pip  # the pip of a fresh venv predates some of the lock's wheels' metadata
     python3 -c "import torch" 2>/dev/null && export RUSTY_KEEP_TORCH=1
@@ -96,3 +114,4 @@ else
 fi
 "${pip[@]}" -c "$lock" -e ".${extras:+[$extras]}"
 python3 -m rusty_hf.inference.warmup
+printf '%s\nextras=%s\n' "$made_from" "$extras" >"$stamp"

@@ -72,6 +72,16 @@ def test_a_fresh_venv_installs_from_the_wheelhouse_with_no_network(wheelhouse, t
     assert int(out[1].split(".")[0]) >= 24  # pip upgraded from the wheelhouse first
     assert Path(out[2]).is_relative_to(REPO)  # rusty_hf itself, editable, built offline with setuptools >= 77
 
+    # The same install again finds the stamp it left and runs no pip; a changed lock installs again.
+    again = subprocess.run(offline + ["bash", "recipes/install.sh", "--wheelhouse", str(wheelhouse)], cwd=REPO, env=env,
+                           capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and "installed from this lock already" in again.stdout, again.stderr[-2000:]
+    changed = tmp_path / "constraints.txt"
+    changed.write_text(lock + "# a changed lock\n")
+    again = subprocess.run(offline + ["bash", "recipes/install.sh", "--wheelhouse", str(wheelhouse)], cwd=REPO,
+                           env={**env, "RUSTY_LOCK": str(changed)}, capture_output=True, text=True, timeout=1800)
+    assert again.returncode == 0 and "already" not in again.stdout, again.stdout[-2000:] + again.stderr[-2000:]
+
 
 def test_a_wheelhouse_that_is_not_there_is_refused_naming_the_command_that_fills_it(tmp_path):
     proc = subprocess.run(["bash", "recipes/install.sh", "--wheelhouse", str(tmp_path / "nope")], cwd=REPO,
