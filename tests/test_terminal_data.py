@@ -20,6 +20,7 @@ from rusty_hf.data.terminal.dataset import (
     REFERRING,
     REFERRING_FIRST,
     WRITE_INTENTS,
+    answered_in_words,
     evolved_fixture,
     heldout_requests,
     says_a_suite_request,
@@ -439,6 +440,8 @@ def test_sessions_are_requests_in_a_row_on_one_work_dir(fixture_cache):
             answered = r.multi_turn or r.closing or r.case.actions[0]["action"] == "MSG"
             assert answered and catalogue[r.intent].fixture == "python", r.intent
     assert any(s[-1].intent in WRITE_INTENTS for s in sessions)
+    # every intent answered in words (a greeting too) comes up between commands, not only as a session's last turn
+    assert set(answered_in_words()) <= {r.intent for s in sessions for r in s[:-1]}
     session = next(s for s in sessions if len(s) == 4 and any(r.closing for r in s))
     messages = session_messages(session, fixture_cache)
     assert [m["role"] for m in messages].count("system") == 1

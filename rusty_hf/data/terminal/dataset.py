@@ -243,8 +243,9 @@ def training_sessions(n: int, seed: int = 0, intents: Iterable[str] | None = Non
     (`_missing_file`: run in the sandbox, needs ``cache_dir``)."""
     catalogue = all_intents()
     names = [k for k in (intents or catalogue) if k not in HELD_OUT_INTENTS and catalogue[k].fixture == "python"]
+    words = answered_in_words()
     answered = [k for k in names if k not in WRITE_INTENTS
-                and (states_output or catalogue[k].multi_turn or k in CLOSING_INTENTS or k in _MSG_INTENTS)]  # fmt: skip
+                and (states_output or catalogue[k].multi_turn or k in CLOSING_INTENTS or k in words)]  # fmt: skip
     rng = random.Random(f"sessions/{seed}")  # its own stream: the single rows stay what they were
     writes_rng = random.Random(f"session-writes/{seed}")  # and its own again: the sessions without a write stay too
     refer_rng = random.Random(f"session-refers/{seed}")  # and its own: with refer_share 0 every session stays as it was
@@ -407,10 +408,6 @@ def _holds(request: Request, root: Path) -> bool:
     if not judge(request.case.first, parse_action(action_json(actions[0])), root).ok:
         return False
     return not request.multi_turn or judge(request.case.final, parse_action(action_json(actions[1])), root).ok
-
-
-# Intents answered by a MSG alone (no command): explanations, identity, acknowledgements, refusals, questions back
-_MSG_INTENTS = frozenset({"acknowledge", "ask_detail", "explain", "identity", "refuse_destructive", "refuse_outside"})
 
 
 def heldout_requests(seed: int = 0, per_intent: dict[str, int] | None = None) -> list[Request]:
