@@ -115,6 +115,9 @@ SHOWN_LINES, SHOWN_CHARS = 10, 240  # the most output a closing MSG states whole
 _SENTENCE_ENDS = (b".", b"!", b"?")  # a stated line that ends with one needs no "." after it
 # The terminal's status line after a command's output (`agent.workspace`): "[exit code 0]", "[timed out after 30 s]"
 TOOL_STATUS = re.compile(r"\[(exit code (-?\d+)|timed out)[^\]]*\]\s*$")
+# The terminal's last line after an action whose changes were not applied (`agent.workspace`: declined by the user, a
+# run that timed out or was killed; `agent.session`: a rewrite declined): its closing MSG says so and nothing else
+NOT_APPLIED = re.compile(r"\[(?:[^\]\n]*its file changes were not kept[^\]\n]*|not written: [^\]\n]*)\]\s*$")
 
 
 def escape_for_json_string(text: str) -> bytes:
@@ -169,7 +172,8 @@ class CopyTargets:
     paths: frozenset[str] = frozenset()  # the workspace's files and folders
     present: frozenset[str] = frozenset()  # the quoted values a file of the workspace holds
     shown: tuple[str, ...] | None = None  # the lines the last command printed (`shown_lines`); None: none ran
-    status: str | None = None  # "Done." after a success with no line to state (an EDIT, a silent command)
+    status: str | None = None  # "Done." after a success with no line to state (an EDIT, a silent command); "Not
+    # applied." after changes the terminal did not keep (`NOT_APPLIED`)
     shown_whole: bool = False  # ``shown`` is short enough to be stated whole (`states_whole`), as training states it
 
     def escaped(self) -> EscapedTargets:
@@ -254,6 +258,8 @@ def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = (), ro
     shown = None if last is None else tuple(last[:MAX_LINES])
     # a failure's output is the model's to state (the failing test); only a success with no line to state is "Done."
     status = "Done." if shown == () and tool_status(sources[-1]) == "Done." else None
+    if len(sources) > 1 and NOT_APPLIED.search(sources[-1]):  # not "Done.", nor what the output showed
+        status, shown = "Not applied.", ()
     return CopyTargets(tuple(names), frozenset(quoted), tuple(lines), frozenset(workspace_names), present, shown, status,
                        last is not None and states_whole(last))  # fmt: skip
 

@@ -171,6 +171,24 @@ def test_a_command_that_deletes_a_file_is_run_only_when_confirmed(make_session):
     assert (session.workspace.root / "a.txt").read_text() == "keep me\n"
 
 
+def test_a_declined_change_closes_with_not_applied_not_with_what_it_would_have_done(make_session):
+    """After a change the user declined (a command's or an EDIT's) the closing MSG is decoded as "Not applied.", the
+    way a silent success is "Done.": the model cannot say the line was added (qs91's README exchange did)."""
+    from rusty_hf.protocol.copying import copy_targets
+
+    session = make_session(confirm=lambda action, deleted, rewritten: False)
+    session.workspace.write_file("notes.txt", "buy milk\n")
+    declined = [session.execute(Action("CMD", command="mv notes.txt gull.txt"))[0],
+                session.execute(Action("EDIT", path="notes.txt", content="water plants\n"))[0]]
+    session = make_session(confirm=lambda action, deleted, rewritten: True)
+    applied = session.execute(Action("CMD", command="echo 'water plants' >> notes.txt"))[0]
+    assert (session.workspace.root / "notes.txt").read_text() == "buy milk\nwater plants\n"
+    for result in declined:
+        targets = copy_targets(['add "water plants" to notes.txt', result])
+        assert (targets.status, targets.shown) == ("Not applied.", ()), result
+    assert copy_targets(["add it", applied]).status == "Done."
+
+
 def test_a_new_file_needs_no_confirmation(make_session):
     session = make_session(confirm=lambda *args: pytest.fail(f"asked: {args}"))
     (step,) = session.respond("make notes")
