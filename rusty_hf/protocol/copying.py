@@ -258,8 +258,8 @@ def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = (), ro
     shown = None if last is None else tuple(last[:MAX_LINES])
     # a failure's output is the model's to state (the failing test); only a success with no line to state is "Done."
     status = "Done." if shown == () and tool_status(sources[-1]) == "Done." else None
-    if len(sources) > 1 and NOT_APPLIED.search(sources[-1]):  # not "Done.", nor what the output showed
-        status, shown = "Not applied.", ()
+    if len(sources) > 1 and NOT_APPLIED.search(sources[-1]):  # its note follows the status: no line is shown
+        status = "Not applied."
     return CopyTargets(tuple(names), frozenset(quoted), tuple(lines), frozenset(workspace_names), present, shown, status,
                        last is not None and states_whole(last))  # fmt: skip
 
