@@ -140,6 +140,23 @@ def test_a_wrong_command_fails_a_count(training, fixture_cache):
     assert not judge(request.case.first, Action("MSG", message="12"), root).ok
 
 
+def test_lines_of_a_file_holding_a_word_are_shown_and_no_other(training, fixture_cache):
+    """`grep_file`: the word's lines of that file pass; the whole file, a tree-wide search, another word and
+    `grep -v` (the other lines) do not."""
+    request = _one(training, "grep_file")
+    root = materialize(request.fixture, fixture_cache)
+    path, word = request.case.slots["file"], request.case.slots["text"]
+    assert f"'{word}'" in request.text or f'"{word}"' in request.text
+    assert request.case.actions[0]["command"] == f'grep "{word}" {path}'
+    check = request.case.first
+    assert judge(check, Action("CMD", command=f"grep '{word}' {path}"), root).ok
+    assert judge(check, Action("CMD", command=f"grep -n {word} {path}"), root).ok
+    assert not judge(check, Action("CMD", command=f"cat {path}"), root).ok
+    assert not judge(check, Action("CMD", command=f"grep -v '{word}' {path}"), root).ok
+    assert not judge(check, Action("CMD", command="grep -rn . ."), root).ok
+    assert not judge(check, Action("MSG", message=word), root).ok
+
+
 def test_what_users_ask_first_is_drawn_twice_as_often(training):
     counts = Counter(r.intent for r in training if not all_intents()[r.intent].multi_turn)
     first = [counts[k] for k in ASKED_FIRST]

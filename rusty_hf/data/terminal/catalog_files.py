@@ -9,6 +9,7 @@ other names beside the one counted, lines without the searched text.
 from __future__ import annotations
 
 import random
+import re
 from pathlib import PurePosixPath
 
 from rusty_hf.data.terminal import phrasings
@@ -183,6 +184,30 @@ def search_text(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
         text = rng.choice(words) if roll < 0.3 else " ".join(text.split()[:2])
     check = search_check(fx, text, ())
     return Case({"text": text}, (cmd(f'grep -rn "{text}" .'),), check, args=(text,))
+
+
+@intent("grep_file", "python", phrasings.GREP_FILE)
+def grep_file(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    """The lines of one text file that hold a word (`grep WORD FILE`): those lines, and none of its others.
+
+    The word is on some of the file's lines and not all of them, so `cat FILE` shows too much and a search of the
+    whole tree names other files; users quote the word they search for, as the phrasings do.
+    """
+    choices = []
+    for path, content in sorted(visible(fx).items()):
+        lines = [line for line in content.splitlines() if line.strip()]
+        if not path.endswith((".txt", ".md", ".csv")) or len(lines) < 3:
+            continue
+        for word in sorted({w for line in lines for w in re.findall(r"[A-Za-z]{3,}", line)}):
+            if 0 < sum(word in line for line in lines) < len(lines):
+                choices.append((path, word))
+    path, word = rng.choice(choices)
+    lines = lines_of(fx, path)
+    shown = [line for line in lines if word in line]
+    hidden = [line for line in lines if line.strip() and word not in line and all(line not in s for s in shown)]
+    check = Check("output", all_of=tuple(one(s) for s in shown), none_of=(*hidden, *other_lines(fx, keep={path})),
+                  no_names=other_names(fx, {path}))  # fmt: skip
+    return Case({"file": path, "text": word}, (cmd(f'grep "{word}" {path}'),), check, args=(word, path))
 
 
 @intent("find_todo", "python", phrasings.FIND_TODO)

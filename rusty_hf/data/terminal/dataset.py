@@ -63,7 +63,7 @@ HELD_OUT_PER_INTENT = {"seen_values": 6, "new_values": 6, "new_intents": 10}
 # `.py` mostly run and a definition always a `def`: "show me lib.rs" gave `cargo check`, "cat Cargo.toml" `cargo build`.
 READS_ANY_REPO = frozenset({"list_root", "list_dir", "file_details", "show_file", "head_file", "tail_file", "last_line",
                             "nth_line", "first_line", "count_lines", "count_words", "count_bytes", "search_text",
-                            "find_definition", "find_by_name", "find_by_ext"})  # fmt: skip
+                            "grep_file", "find_definition", "find_by_name", "find_by_ext"})  # fmt: skip
 RUST_REPO_SHARE = 0.3
 # What the issue names as asked first (list, show, count, search, run the tests, git status/diff/log, create a file or
 # a script, short questions): these intents are drawn twice as often as the others (`training_requests`)

@@ -459,6 +459,21 @@ MAKE_FOLDER = (
 )  # fmt: skip
 
 
+
+# -- the lines of one file that hold a word (issue 37, item 4: 62 -> 63 intents); the word is quoted, as users type
+# a search word (a bare word is no span the copy mechanism offers)
+
+GREP_FILE = (
+    "show the lines of {file} that contain '{text}'", "grep \"{text}\" {file}", "which lines in {file} mention '{text}'?",
+    "lines with '{text}' in {file}", "in {file}, find the lines that have \"{text}\"", "filter {file} for '{text}'",
+    "only the lines of {file} containing \"{text}\"", "print every line of {file} where '{text}' appears",
+    "search {file} for '{text}'", "where does '{text}' come up in {file}?", "give me the '{text}' lines from {file}",
+    "{file}: just the lines with '{text}'", "look through {file} for \"{text}\" and show those lines",
+    "does {file} say '{text}' anywhere? show me the lines", "find '{text}' in {file}",
+    "I only care about the lines of {file} that have '{text}' in them", "pull out the lines mentioning \"{text}\" in {file}",
+    "which rows of {file} contain '{text}'", "grep {file} for '{text}' please", "show me {file}, but only lines with '{text}'",
+)  # fmt: skip
+
 # -- a second author (issue 37): ten phrasings per intent written by a helper who read only the intents' slots
 # and one reference action each (never this file, the blind suite or the conversations); those equal to a
 # template above (polite prefixes and suffixes aside), or to a suite text, were dropped.
