@@ -479,28 +479,6 @@ def _byte_allowed(kept, restrict) -> set[bytes]:
     return {BYTES[i] for i in range(256) if kept is None or i not in set(restrict) - set(kept)}
 
 
-def test_a_bare_word_a_named_file_holds_is_the_quotes_text(tmp_path):
-    """HELD: "lines of notes.txt with amber" (no quotes) gives `grep "amber" notes.txt`: at the quote the word gets the
-    quoted bonus beside the file's name, nothing is forced, and once whole the word ends."""
-    (tmp_path / "notes.txt").write_text("amber branch up\nlow tide\n")
-    (tmp_path / "README.md").write_text("# lines\n")
-    request = "show the lines of notes.txt that mention amber"
-    targets = copy_targets([request], ["notes.txt", "README.md"], root=tmp_path)
-    assert targets.held == {"amber"}  # not "lines": README.md holds it, but the request does not name README.md
-    bias = CopyBias(BYTES)
-    bonuses, kept, _ = bias.field_bonuses(b'grep \\"', targets.escaped(), "command", written=b"")
-    assert kept is None and bonuses[ord("a")] == bias.quoted_bonus and bonuses[ord("n")] == bias.start_bonus
-    _, kept, _ = bias.field_bonuses(b'grep \\"amb', targets.escaped(), "command", written=b"")
-    assert kept == [ord("e")]  # begun, it is copied whole
-    _, kept, restrict = bias.field_bonuses(b'grep \\"amber', targets.escaped(), "command", written=b"")
-    assert _byte_allowed(kept, restrict) & set(BYTES[97:123]) == set()  # whole: the word ends
-    assert {b" ", b"\\"} <= _byte_allowed(kept, restrict)  # another word may follow it (`'def test'`), or the quote closes
-    # a quoted request, a word no named file holds, or no work dir: no HELD word
-    assert copy_targets(["lines of notes.txt with 'amber'"], ["notes.txt"], root=tmp_path).held == set()
-    assert copy_targets(["lines of notes.txt with cobalt"], ["notes.txt"], root=tmp_path).held == set()
-    assert copy_targets([request], ["notes.txt"]).held == set()
-
-
 def test_a_content_of_two_quoted_lines_goes_on_after_the_first():
     bias = CopyBias(BYTES)
     targets = copy_targets(["write 'alpha' and 'beta' to x.txt, one per line"]).escaped()

@@ -12,8 +12,6 @@ decides what to write, and tokens that copy one of the conversation's spans get 
   ``scripts/run.py``, ``BudgetArchive``, ``12``) and words that are a part of a workspace path (``bundle`` for
   ``bundle/``); a path is one name (its basename alone names no file: ``wc -c run.py`` fails for scripts/run.py);
 - NUMBER: a count written as a word, as its digits ("the first two lines" -> ``2``);
-- HELD: where the request quotes nothing, its plain words that a file it names holds as a whole word
-  ("lines of notes.txt with amber" -> ``amber``, `held_words`): the text a user types bare to search for;
 - LINE: the lines the commands since printed (a MSG may quote one whole: "It prints: " + that line);
 - SHOWN: the lines the last command printed (`shown_lines`), what a closing MSG that states the output lists.
 
@@ -32,8 +30,7 @@ decides what to write, and tokens that copy one of the conversation's spans get 
   flag (``s/a/b/g``). A file's name (``/`` or ``.`` in it) is a quote's whole text (``-name "a.py"``), never
   after a word in it (``grep -c 'def `` then the file). A backslash escapes a quote (the shell's ``"a\\"b"``, Python's ``'it\\'s'``). A literal in
   code with no quoted value left is the model's to write: a name starts there at the start bonus
-  (``print('42')``), and ``split(',')`` stays possible; a HELD word at the quoted bonus, ended as a name is (a word
-  may follow it: ``'def test'``);
+  (``print('42')``), and ``split(',')`` stays possible;
 - SHOWN (a MSG begun with ``SHOWN_PREFIX``, "It shows: ", the form of `data.terminal.dataset.closing_message`):
   the rest is the last output's lines (SHOWN), whole, in their order, each at most once, joined by ", ", then
   "." and the string's end. A short output (`states_whole`: what training states) is stated whole, every line
@@ -92,7 +89,6 @@ _BEFORE_NAME = frozenset(bytes([c]) for c in b" \"'=/(:,")
 # A quoted span: its quotes are not inside a word (the ' of "I'm" opens nothing)
 _QUOTED = re.compile(r"""(?<![A-Za-z0-9])(?:'([^'\n]{1,80})'|"([^"\n]{1,80})"|`([^`\n]{1,80})`)(?![A-Za-z0-9])""")
 _TOKEN = re.compile(r"[A-Za-z0-9_./-]+")
-_PLAIN_WORD = re.compile(r"(?<![\w'\"`./-])[A-Za-z]{3,}(?![\w'\"`./-])")  # a word of letters, not in a name or a quote
 _NAME_LIKE = re.compile(r"[_./\-0-9]|[a-z][A-Z]")
 _PATH_PART = re.compile(rb"[/_.]")
 _FILE = re.compile(rb"[/.]")
@@ -179,7 +175,6 @@ class CopyTargets:
     status: str | None = None  # "Done." after a success with no line to state (an EDIT, a silent command); "Not
     # applied." after changes the terminal did not keep (`NOT_APPLIED`)
     shown_whole: bool = False  # ``shown`` is short enough to be stated whole (`states_whole`), as training states it
-    held: frozenset[str] = frozenset()  # plain words of the request that a file it names holds (`held_words`)
 
     def escaped(self) -> EscapedTargets:
         """The same in the JSON-escaped byte form an open string is in (what `CopyBias` matches)."""
@@ -190,8 +185,7 @@ class CopyTargets:
         present = frozenset(escape_for_json_string(v) for v in self.present)
         shown = None if self.shown is None else tuple(escape_for_json_string(line) for line in self.shown)
         status = None if self.status is None else escape_for_json_string(self.status)
-        held = frozenset(escape_for_json_string(w) for w in self.held)
-        return EscapedTargets(names, quoted, lines, paths, present, shown, status, self.shown_whole, held)
+        return EscapedTargets(names, quoted, lines, paths, present, shown, status, self.shown_whole)
 
 
 @dataclass(frozen=True)
@@ -204,7 +198,6 @@ class EscapedTargets:
     shown: tuple[bytes, ...] | None = None
     status: bytes | None = None
     shown_whole: bool = False
-    held: frozenset[bytes] = frozenset()
 
 
 def output_lines(text: str) -> list[str]:
@@ -267,9 +260,8 @@ def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = (), ro
     status = "Done." if shown == () and tool_status(sources[-1]) == "Done." else None
     if len(sources) > 1 and NOT_APPLIED.search(sources[-1]):  # its note follows the status: no line is shown
         status = "Not applied."
-    held = held_words(sources[0], workspace_names, root) if root is not None and sources and not quoted else frozenset()
     return CopyTargets(tuple(names), frozenset(quoted), tuple(lines), frozenset(workspace_names), present, shown, status,
-                       last is not None and states_whole(last), held)  # fmt: skip
+                       last is not None and states_whole(last))  # fmt: skip
 
 
 def _capped(lines: list[str]) -> list[str]:
@@ -277,10 +269,11 @@ def _capped(lines: list[str]) -> list[str]:
     return lines if len(lines) <= MAX_LINES else lines[: MAX_LINES * 3 // 4] + lines[-(MAX_LINES // 4) :]
 
 
-def _file_texts(root: str | os.PathLike, names: list[str], max_files: int = 200, max_bytes: int = 256 * 1024) -> list[str]:
-    """The text of the files ``names`` under ``root`` (the first ``max_files`` of at most ``max_bytes``). A link, or a
-    path that leads out of ``root``, is not read: the model may have made it."""
-    texts = []
+def _held_by_files(values: set[str], root: str | os.PathLike, names: list[str], max_files: int = 200,
+                   max_bytes: int = 256 * 1024) -> frozenset[str]:  # fmt: skip
+    """The ``values`` one of the files ``names`` (under ``root``; the first ``max_files`` of at most
+    ``max_bytes``) holds. A link, or a path that leads out of ``root``, is not read: the model may have made it."""
+    held: set[str] = set()
     top = Path(root).resolve()
     for name in names[:max_files]:
         path = Path(root, name)
@@ -288,28 +281,11 @@ def _file_texts(root: str | os.PathLike, names: list[str], max_files: int = 200,
             if path.is_symlink() or not path.resolve().is_relative_to(top) or not path.is_file() \
                     or path.stat().st_size > max_bytes:  # fmt: skip
                 continue
-            texts.append(path.read_text(encoding="utf-8", errors="replace"))
+            text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-    return texts
-
-
-def _held_by_files(values: set[str], root: str | os.PathLike, names: list[str]) -> frozenset[str]:
-    """The ``values`` one of the files ``names`` (under ``root``, as `_file_texts` reads them) holds."""
-    texts = _file_texts(root, names)
-    return frozenset(v for v in values if any(v in text for text in texts))
-
-
-def held_words(request: str, workspace_names: Iterable[str], root: str | os.PathLike) -> frozenset[str]:
-    """HELD: the plain words of ``request`` (letters only, three or more, outside quotes) that a file the request
-    names holds as a whole word: "lines of notes.txt with amber" -> {"amber"} where notes.txt holds "amber ...".
-    A user types the word to search for bare as often as quoted; it is the request's text a named file holds."""
-    words = {m.group() for m in _PLAIN_WORD.finditer(request)}
-    named = [p for p in workspace_names if re.search(rf"(?<![\w./-]){re.escape(p)}(?![\w/-])", request)]
-    if not words or not named:
-        return frozenset()
-    texts = _file_texts(root, named)
-    return frozenset(w for w in words if any(re.search(rf"(?<![A-Za-z0-9_]){w}(?![A-Za-z0-9_])", t) for t in texts))
+        held.update(v for v in values if v in text)
+    return frozenset(held)
 
 
 class CopyBias:
@@ -397,11 +373,9 @@ class CopyBias:
         At a start, the names in ``quoted`` get ``quoted_bonus``."""
         return self._bias(value, list(names), quoted)[:2]
 
-    def _bias(self, value: bytes, names: list[bytes], quoted: frozenset[bytes], lock_after: int = LOCK_AFTER,
-              held: frozenset[bytes] = frozenset()):  # fmt: skip
+    def _bias(self, value: bytes, names: list[bytes], quoted: frozenset[bytes], lock_after: int = LOCK_AFTER):
         """`bonuses`, plus what `field_bonuses` picks its restriction by: the matches, the bytes copied,
-        and what just ended there: "quoted" (a quoted value), "number", "name" or None. A ``held`` word starts at
-        the quoted bonus and ends as a name does (a word may follow it: `'def test'`)."""
+        and what just ended there: "quoted" (a quoted value), "number", "name" or None."""
         found, copied = self._matches(value, names)
         finished = [] if copied else [n for n in names if value.endswith(n) and _starts_a_name(value, len(value) - len(n))]
         if any(n in quoted for n in finished):  # a quoted value just ended: no bonus, its closing quote is the model's
@@ -410,7 +384,7 @@ class CopyBias:
             found = [(name, c) for name, c in found if name not in quoted]
         out: dict[int, float] = {}
         for name, continuation in found:
-            bonus = self.bonus if copied else self.quoted_bonus if name in quoted or name in held else self.start_bonus
+            bonus = self.bonus if copied else self.quoted_bonus if name in quoted else self.start_bonus
             # a quoted value may start with what no name does ("# Notes"): its first token gets the bonus too
             table = self._all if name in quoted and not copied and not continuation.startswith(b" ") else None
             for token in self._tokens_starting(continuation, table):
@@ -454,12 +428,8 @@ class CopyBias:
                     return out, *refused
             return out, kept, restrict
         opened, whole_value = _open_quote(value, shell=field == "command") if field in ("command", "content") else None, value
-        held: frozenset[bytes] = frozenset()
         if opened is not None:  # QUOTED: inside a quote the string opened, the slot starts after it
             before, value = value[:opened], value[opened:]
-            if not quoted and targets.held:  # nothing quoted: the request's words a file it names holds (HELD) start it
-                held = frozenset(w for w in targets.held if not any(_holds(closed, w) for closed in done))
-                names += [w for w in held if w not in names]
             closing = self.quote_tokens[b'\\"' if before.endswith(b'\\"') else b"'"]
             # a file's name in a quote is the quote's whole text (`-name "a.py"`), never after a word in it (`'def `)
             names = [n for n in names if not _holds(before, n) and (n in quoted or not _FILE.search(n) or n.startswith(value))]
@@ -499,7 +469,7 @@ class CopyBias:
             if target not in files:  # begun as no named file (`/dev/null`): the model's
                 return {}, None, self.name_tokens
             # whole, and no longer one: the one rule below ends its word
-        out, kept, found, copied, ended = self._bias(value, names, quoted, LOCK_AFTER, held)
+        out, kept, found, copied, ended = self._bias(value, names, quoted, LOCK_AFTER)
         restrict = self._restriction(value, kept, found, copied, ended, (), names, quoted)
         line_done = value.endswith(b"\\n") and value[:-2] in quoted
         if field == "content" and opened is None and (value in quoted or line_done):
