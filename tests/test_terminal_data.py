@@ -141,8 +141,8 @@ def test_a_wrong_command_fails_a_count(training, fixture_cache):
 
 
 def test_lines_of_a_file_holding_a_word_are_shown_and_no_other(training, fixture_cache):
-    """`grep_file`: the word's lines of that file pass; the whole file, a tree-wide search, another word and
-    `grep -v` (the other lines) do not."""
+    """`grep_file`: the word's lines of that file pass; the whole file, `grep -v` (the other lines), a tree-wide
+    search and the bare word as a message do not."""
     request = _one(training, "grep_file")
     root = materialize(request.fixture, fixture_cache)
     path, word = request.case.slots["file"], request.case.slots["text"]

@@ -459,7 +459,6 @@ MAKE_FOLDER = (
 )  # fmt: skip
 
 
-
 # -- the lines of one file that hold a word (issue 37, item 4: 62 -> 63 intents); the word is quoted, as users type
 # a search word (a bare word is no span the copy mechanism offers)
 
@@ -473,6 +472,7 @@ GREP_FILE = (
     "I only care about the lines of {file} that have '{text}' in them", "pull out the lines mentioning \"{text}\" in {file}",
     "which rows of {file} contain '{text}'", "grep {file} for '{text}' please", "show me {file}, but only lines with '{text}'",
 )  # fmt: skip
+
 
 # -- a second author (issue 37): ten phrasings per intent written by a helper who read only the intents' slots
 # and one reference action each (never this file, the blind suite or the conversations); those equal to a
