@@ -40,8 +40,8 @@ def setting(tmp_path_factory, tiny_tokenizer):
 def _trainer(setting, tmp_path, rollouts, **config):
     folder, _, _, batch = setting
     args = GRPOConfig(output_dir=str(tmp_path / "grpo"), max_steps=2, per_device_train_batch_size=4, num_generations=2,
-                      max_completion_length=40, learning_rate=1e-3, beta=0.0, logging_steps=1, report_to="none",
-                      use_cpu=True, save_strategy="no", temperature=0.7, seed=0, gradient_checkpointing=False, **config)  # fmt: skip
+                      max_completion_length=40, learning_rate=1e-3, logging_steps=1, report_to="none", use_cpu=True,
+                      save_strategy="no", temperature=0.7, seed=0, gradient_checkpointing=False, **{"beta": 0.0, **config})  # fmt: skip
 
     def length_reward(completions, **kwargs):
         return [len(json.dumps(c)) / 100.0 for c in completions]
@@ -66,9 +66,11 @@ def test_the_recipe_builds_it_only_for_terminal_prompts(setting):
     assert all(map(rollouts.served, terminal)) and not any(map(rollouts.served, tasks))
     names, root = rollouts.workspace(terminal[0])
     assert names and root is not None  # the work dir the evaluation gives the same request
-    misread = GRPOConfig(output_dir="unused", use_cpu=True, off_policy_mask_threshold=0.5)
-    with pytest.raises(UserError, match="served_decoding false"):  # would read the decoder as policy drift
+    misread = GRPOConfig(output_dir="unused", use_cpu=True, use_vllm=True)
+    with pytest.raises(UserError, match="served_decoding false"):  # vLLM samples without the processors
         served_rollouts(args, misread, dataset)
+    # TRL's off-policy mask reads the sampling log-probs against the trainer's: both are the served distribution's.
+    assert served_rollouts(args, GRPOConfig(output_dir="unused", use_cpu=True, off_policy_mask_threshold=0.5), dataset)
     args.served_decoding = False
     try:
         assert served_rollouts(args, misread, dataset) is None
@@ -117,6 +119,83 @@ def test_a_terminal_rollout_is_the_served_decoder_token_for_token(setting, tmp_p
     assert out["env_mask"][0] == [0 if f else 1 for f in forced]
     assert any(forced) and not all(forced)  # '{"action": "' is forced, the choice of action is not
     assert all(lp == pytest.approx(0.0, abs=1e-6) for lp, f in zip(out["logprobs"][0], forced) if f)
+
+
+@pytest.mark.parametrize("beta", [0.0, 0.1])
+def test_the_trainer_scores_a_served_completion_under_the_distribution_it_was_drawn_from(setting, tmp_path, beta):
+    """TRL's per-token log-probs of a batch (the policy's, and the reference model's for the KL term) are those
+    each token was sampled with: the served distribution on terminal rows, the raw model at the trainer's
+    temperature on task rows. Scored by the raw model, as TRL alone does, the terminal rows are nats apart."""
+    _, args, dataset, batch = setting
+    rollouts = ServedRollouts(dataset, args.terminal_cache_dir)
+    trainer = _trainer(setting, tmp_path, rollouts, beta=beta)
+    torch.manual_seed(7)
+    out = trainer._generate_and_score_completions([batch[0], batch[0], batch[2], batch[2]])
+    ids = torch.cat([out["prompt_ids"], out["completion_ids"]], dim=1)
+    mask = torch.cat([out["prompt_mask"], out["completion_mask"]], dim=1)
+    width = out["completion_ids"].size(1)
+    with torch.no_grad():
+        logps, entropy, _ = trainer._get_per_token_logps_and_entropies(trainer.model, ids, mask, width, compute_entropy=True)
+    sampled, scored = out["sampling_per_token_logps"], out["completion_mask"].bool()
+
+    def gap(a, b, rows):  # mean |a - b| over each row's scored tokens
+        return [float((a[r] - b[r])[scored[r]].abs().mean()) for r in rows]
+
+    # The recurrent decoder and the parallel forward agree to ~1e-2 per token on this random model (the task rows
+    # show the size); the served rows agree as closely.
+    assert max(gap(logps, sampled, range(4))) < 0.02
+    assert torch.isfinite(entropy[scored]).all()
+    forced = scored & (out["tool_mask"] == 0)
+    assert forced[:2].any() and torch.allclose(logps[forced], torch.zeros(()), atol=1e-5)  # probability 1 as served
+    if beta:
+        assert max(gap(out["ref_per_token_logps"], sampled, range(4))) < 0.02  # same weights at step 0
+    rollouts._scoring.offsets.clear()  # TRL's own scoring: the raw model
+    with torch.no_grad():
+        raw, _, _ = trainer._get_per_token_logps_and_entropies(trainer.model, ids, mask, width)
+    assert min(gap(raw, sampled, range(2))) > 0.5
+    assert torch.equal(raw[2:], logps[2:])  # task rows are TRL's, untouched
+
+
+def test_served_scoring_indexes_each_row_as_the_full_logits_do(setting):
+    """Rows of several prompt and reply lengths (left-padded prompts, right-padded replies, a task row between):
+    the wrapped fused head gives each served row log_softmax((logits + offsets) / T) at its reply's tokens, read
+    off the model's full logits, and the other row TRL's own values."""
+    from trl.trainer.utils import add_fused_lm_head
+
+    from rusty_hf.trainers.served_rollouts import _ServedScoring
+
+    folder = setting[0]
+    model = AutoModelForCausalLM.from_pretrained(folder).eval()
+    add_fused_lm_head(model, temperature=0.7, outputs=("log_probs", "entropy"))
+    plain = AutoModelForCausalLM.from_pretrained(folder).eval()
+    scoring = _ServedScoring(0.7)
+    scoring.install(model)
+    torch.manual_seed(3)
+    width, vocab = 12, model.config.vocab_size
+    prompts, replies = [[5, 6, 7], [8, 9], [10, 11, 12]], [5, 9, 12]  # the middle row is a task (not served)
+    rows, masks, offsets = [], [], {}
+    for i, (prompt, n) in enumerate(zip(prompts, replies)):
+        reply = torch.randint(20, vocab, (n,)).tolist()
+        rows.append([0] * (3 - len(prompt)) + prompt + reply + [0] * (width - n))
+        masks.append([0] * (3 - len(prompt)) + [1] * (len(prompt) + n) + [0] * (width - n))
+        if i != 1:
+            off = torch.randn(n, vocab) * 2
+            off[torch.rand(n, vocab) < 0.3] = float("-inf")
+            off[torch.arange(n), torch.tensor(reply)] = 1.5  # a drawn token is never forbidden
+            offsets[i] = off
+            scoring.offsets[tuple(prompt + reply)] = off
+    ids, mask = torch.tensor(rows), torch.tensor(masks)
+    labels = ids.masked_fill(mask == 0, -100)
+    labels[:, :3] = -100
+    with torch.no_grad():
+        out = model(input_ids=ids, attention_mask=mask, labels=labels, fused_lm_head=True)
+        logits = plain(input_ids=ids, attention_mask=mask).logits.float()
+    for i, n in enumerate(replies):
+        scores = logits[i, 2 : 2 + n] + (offsets[i] if i in offsets else 0.0)
+        expected = torch.log_softmax(scores / 0.7, -1).gather(-1, ids[i, 3 : 3 + n, None])[:, 0]
+        assert torch.allclose(out.log_probs[i, 2 : 2 + n], expected, atol=1e-4), i
+        assert not out.log_probs[i, 2 + n :].any() and not out.log_probs[i, :2].any()
+        assert torch.isfinite(out.entropy[i]).all()
 
 
 def test_grpo_trains_with_it_and_logs_the_gap(setting, tmp_path):

@@ -10,16 +10,20 @@ tasks) are sampled as TRL samples them. Per completion it returns:
 - ``logprobs``: each token's log-probability under the distribution it was drawn from (the processors, then
   the sampling warpers: temperature, top-k, top-p, min-p), kept by TRL as its sampling log-probs;
 - ``env_mask``: 0 on the tokens the grammar forced (it allowed one token, counted before the sampling warpers).
-  Under the served distribution such a token has probability 1 and no gradient; the raw model's log-probability
-  of it would still be pushed up or down by the advantage. Elsewhere the trainer's log-probs are the raw
-  model's, as in TRL: how far they are from the served ones is logged (``rollout/served_minus_model_logp``,
-  the mean over the tokens the model chose, with ``rollout/forced_fraction``; sums over processes). TRL's
-  completion-length metrics then count the unmasked tokens only.
+  Under the served distribution such a token has probability 1 and no gradient. TRL's completion-length
+  metrics then count the unmasked tokens only.
+
+The trainer scores those completions under the same distribution (`_ServedScoring`): TRL's per-token
+log-probabilities of a terminal row, the policy's and the reference model's, are those of the raw logits plus
+the offsets the processors added at each step, at the trainer's temperature. So GRPO's gradient is the policy
+gradient of the decoder that is served, and its KL term compares two served policies. How far the raw model is
+from the served distribution is logged (``rollout/served_minus_model_logp``, the mean over the tokens the model
+chose, with ``rollout/forced_fraction``; sums over processes).
 
 One ``generate`` call serves the whole local batch, the processors applied to the terminal rows only, as TRL's
-own path makes one call (under FSDP every process must). The recorders hold one step's distribution at a time.
-The served log-probs are not the policy's: `rusty_hf.training.rl_setup.served_rollouts` refuses the TRL settings
-that would read them as the policy's drift (``off_policy_mask_threshold``) and vLLM generation (its own sampler).
+own path makes one call (under FSDP every process must). The offsets of a generation's terminal rows are kept
+until the next generation (rows x tokens x vocabulary floats: 123 MB for the tiny recipe's 8 x 160 x 24K).
+`rusty_hf.training.rl_setup.served_rollouts` refuses vLLM generation (its own sampler, without the processors).
 
     rollouts = ServedRollouts(train_dataset, cache_dir="outputs/terminal_fixtures")
     trainer = GRPOTrainer(..., train_dataset=train_dataset, rollout_func=rollouts)
@@ -89,16 +93,111 @@ class _Forced(LogitsProcessor):
 class _OnRows(LogitsProcessor):
     """``inner`` applied to ``rows`` of the batch only (the terminal prompts); the other rows' scores pass as they
     are. One `generate` call serves the whole batch, as TRL's own path does (under FSDP every process must make
-    the same calls)."""
+    the same calls). Each step's change to those rows' scores (``inner``'s output minus its input: the grammar's
+    -inf, the copy bias) is kept in ``offsets``, so the trainer can score a token under the same distribution."""
 
     def __init__(self, inner: LogitsProcessor, rows: list[int]) -> None:
         self.inner, self.rows = inner, rows
+        self.offsets: list[torch.Tensor] = []
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
         index = torch.tensor(self.rows, device=scores.device)
         scores = scores.clone()
-        scores[index] = self.inner(input_ids[index.to(input_ids.device)], scores[index])
+        raw = scores[index]  # a copy: ``inner`` may write into its input
+        processed = self.inner(input_ids[index.to(input_ids.device)], raw.clone())
+        self.offsets.append(processed - raw)
+        scores[index] = processed
         return scores
+
+    def finish(self) -> torch.Tensor:
+        """(rows, steps, vocabulary): the offset of every step, on the host."""
+        return torch.stack(self.offsets, dim=1).cpu()
+
+
+# A token the grammar forbids gets this logit under the served distribution (not -inf: the fused head's entropy
+# multiplies p by log p, and 0 * -inf is NaN).
+_FORBIDDEN = -1.0e9
+
+
+def _served_log_probs(logits: torch.Tensor, offsets: torch.Tensor, labels: torch.Tensor, temperature: float):
+    """Per-token log-probability and entropy of ``labels`` under ``softmax((logits + offsets) / temperature)``,
+    zero where a label is -100 (as TRL's fused head returns them)."""
+    scores = (logits.float() + offsets.to(logits.device).clamp(min=_FORBIDDEN)) / temperature
+    log_probs = torch.log_softmax(scores, dim=-1)
+    valid = labels != -100
+    chosen = log_probs.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
+    entropy = -(log_probs.exp() * log_probs).sum(-1)
+    return chosen.masked_fill(~valid, 0.0), entropy.masked_fill(~valid, 0.0)
+
+
+class _ServedScoring:
+    """The trainer's log-probabilities of a served completion, taken under the distribution it was drawn from.
+
+    TRL scores every completion with the raw model (its fused LM head, `trl.trainer.utils.add_fused_lm_head`), and
+    GRPO's gradient is then that of the raw model's log-probabilities at tokens the served decoder chose: a policy
+    gradient for neither policy. This wraps the forward TRL patched: a row whose tokens are a served rollout of
+    this step gets the log-probability and entropy of its completion under the raw logits plus the offsets the
+    processors added when it was drawn (scaled by the trainer's temperature); every other row is TRL's. The
+    offsets depend on the text only, so the same offsets give the reference model's served distribution: the KL
+    term compares the two served policies."""
+
+    def __init__(self, temperature: float) -> None:
+        self.temperature = temperature
+        self.offsets: dict[tuple[int, ...], torch.Tensor] = {}  # prompt + completion ids -> (completion, vocabulary)
+
+    def install(self, model) -> None:
+        """Wrap ``model``'s (TRL-patched) forward once."""
+        if getattr(model, "_rusty_served_scoring", None) is self:
+            return
+        inner = model.forward
+
+        def forward(*args, fused_lm_head=False, labels=None, **kwargs):
+            rows = self._rows(kwargs.get("input_ids"), kwargs.get("attention_mask")) if fused_lm_head else []
+            out = inner(*args, fused_lm_head=fused_lm_head, labels=labels, **kwargs)
+            return self._rescore(inner, out, rows, labels, kwargs) if rows else out
+
+        model.forward = forward
+        model._rusty_served_scoring = self
+
+    def _rows(self, input_ids, attention_mask) -> list[tuple[int, torch.Tensor]]:
+        if not self.offsets or input_ids is None:
+            return []
+        mask = torch.ones_like(input_ids, dtype=torch.bool) if attention_mask is None else attention_mask.bool()
+        found = []
+        for r in range(input_ids.size(0)):
+            offsets = self.offsets.get(tuple(input_ids[r][mask[r]].tolist()))
+            if offsets is not None:
+                found.append((r, offsets))
+        return found
+
+    def _rescore(self, inner, out, rows, labels, kwargs):
+        """``out`` with the served rows' log-probs and entropies taken under their served distribution."""
+        index = torch.tensor([r for r, _ in rows], device=labels.device)
+        input_ids, attention_mask = kwargs["input_ids"], kwargs.get("attention_mask")
+        length = input_ids.size(1)
+        # Completions are right-padded after left-padded prompts: a row's last labelled token ends its completion,
+        # which its offsets cover. The model is causal, so the rows are cut after the longest of them (terminal
+        # replies are short beside the batch's code) and scored on their last `keep` positions only.
+        ends = [int(torch.nonzero(labels[r] != -100).max()) + 1 for r, _ in rows]
+        cut = max(ends)
+        keep = min(max(len(o) for _, o in rows) + max(cut - e for e in ends) + 1, cut)
+        logits = inner(input_ids=input_ids[index, :cut], use_cache=False,
+                       attention_mask=None if attention_mask is None else attention_mask[index, :cut],
+                       logits_to_keep=keep).logits  # fmt: skip
+        offsets = logits.new_zeros(logits.shape[:2] + (logits.size(-1),), dtype=torch.float32)
+        for s, ((_, row_offsets), end) in enumerate(zip(rows, ends)):
+            stop = keep - 1 - (cut - end)  # the logits position that predicts the row's last token, plus one
+            offsets[s, stop - len(row_offsets) : stop] = row_offsets.to(offsets.device)
+        shifted = labels[index][:, cut - keep + 1 : cut]
+        log_probs, entropy = _served_log_probs(logits[:, :-1], offsets[:, :-1], shifted, self.temperature)
+        pad = (cut - keep, length - cut)
+        fields = dict(out.items())
+        fields["log_probs"] = out.log_probs.index_copy(0, index, torch.nn.functional.pad(log_probs, pad))
+        if out.label_mask is not None:
+            fields["loss"] = -fields["log_probs"].sum() / out.label_mask.sum().clamp(min=1)
+        if out.entropy is not None:
+            fields["entropy"] = out.entropy.index_copy(0, index, torch.nn.functional.pad(entropy, pad).to(out.entropy.dtype))
+        return type(out)(**fields)
 
 
 # The settings that turn transformers' own warpers off (ours run before the recorder, not after it); top_k 0, not
@@ -143,6 +242,7 @@ class ServedRollouts:
                     fixtures.setdefault(_key(prompt), {})[fixture] = fixture_from_row(fixture)
         self._fixtures = fixtures  # prompt -> {fixture json: Fixture}: one prompt may be asked on several
         self._workspaces: dict[str, tuple[list[str], str | None]] = {}
+        self._scoring: _ServedScoring | None = None
 
     def served(self, prompt: list[dict]) -> bool:
         return _key(prompt) in self._fixtures
@@ -165,6 +265,8 @@ class ServedRollouts:
         from trl.trainer.utils import pad
 
         prompt_ids = trainer._tokenize_prompts(prompts)[0]  # TRL's own chat templating
+        scoring = self._scoring_for(trainer)
+        scoring.offsets.clear()  # the last generation's rows are trained on by now
         served = [i for i, p in enumerate(prompts) if self.served(p)]
         tokenizer, device = trainer._tokenizer, trainer.accelerator.device
         tensors = [torch.tensor(ids) for ids in prompt_ids]
@@ -185,7 +287,8 @@ class ServedRollouts:
                 tokenizer, [prompts[i] for i in served], max_new_tokens=config.max_new_tokens, copy=self.copy,
                 workspace_names=[w[0] for w in workspaces], workspace_roots=[w[1] for w in workspaces],
                 max_phrase_repeats=self.max_phrase_repeats)  # fmt: skip
-            processors.extend([_OnRows(protocol, served), forced])
+            protocol_rows = _OnRows(protocol, served)
+            processors.extend([protocol_rows, forced])
         processors.extend([*warpers, drawn])
         with (
             unwrap_model_for_generation(
@@ -203,6 +306,7 @@ class ServedRollouts:
         served_lp = drawn.finish(tokens[:, -1])
         raw_lp = raw.finish(tokens[:, -1]) if raw is not None else None
         is_forced = torch.stack(forced.steps, dim=1).cpu() if forced.steps else None
+        offsets = protocol_rows.finish() if served else None
         completions, logprobs, masks = [], [], []
         totals = torch.zeros(6, dtype=torch.float64)  # forced, served tokens, gap, chosen, served rows, rows
         served_at = {i: j for j, i in enumerate(served)}
@@ -213,6 +317,7 @@ class ServedRollouts:
             if i not in served_at:
                 masks.append([1] * end)
                 continue
+            scoring.offsets[tuple(prompt_ids[i]) + tuple(ids[:end])] = offsets[served_at[i], :end]
             chosen = ~is_forced[served_at[i], :end]
             masks.append(chosen.int().tolist())
             gap = (served_lp[i, :end] - raw_lp[i, :end])[chosen]
@@ -221,6 +326,20 @@ class ServedRollouts:
         totals[5] = len(prompts)
         self._log(trainer, totals)
         return {"prompt_ids": prompt_ids, "completion_ids": completions, "logprobs": logprobs, "env_mask": masks}
+
+    def _scoring_for(self, trainer) -> _ServedScoring:
+        """The scoring wrapper, installed on the policy (its base model under PEFT, where TRL patched the head) and on
+        the reference model, at the first rollout (the trainer exists by then)."""
+        from accelerate.utils import is_peft_model
+
+        if self._scoring is None:
+            self._scoring = _ServedScoring(trainer.temperature)
+        for model in (trainer.model, getattr(trainer, "ref_model", None)):
+            if model is None:
+                continue
+            model = trainer.accelerator.unwrap_model(model)
+            self._scoring.install(model.get_base_model() if is_peft_model(model) else model)
+        return self._scoring
 
     @staticmethod
     def _log(trainer, totals: torch.Tensor) -> None:

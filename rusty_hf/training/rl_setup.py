@@ -88,14 +88,12 @@ def served_rollouts(script_args: RLScriptArguments, training_args: object, datas
     with ``served_decoding`` off, without terminal prompts, or with an environment (whose tool loop samples).
 
     Raises:
-        UserError: with vLLM generation or TRL's off-policy mask, which the served log-probs would mislead."""
+        UserError: with vLLM generation, which samples without rusty_hf's processors."""
     if not (script_args.served_decoding and getattr(script_args, "num_terminal", 0)) or script_args.environment:
         return None
-    for name, off in (("use_vllm", False), ("off_policy_mask_threshold", None)):
-        if getattr(training_args, name, off) not in (off, None):
-            raise UserError(f"{name} is set and served_decoding samples the terminal prompts with rusty_hf's decoder: "
-                            f"{'vLLM samples with its own' if name == 'use_vllm' else 'the mask would read the decoder as policy drift'}. "
-                            f"Fix: --served_decoding false, or unset {name}.")
+    if getattr(training_args, "use_vllm", False):
+        raise UserError("use_vllm is set and served_decoding samples the terminal prompts with rusty_hf's decoder, "
+                        "which vLLM's sampler does not run. Fix: --served_decoding false, or --use_vllm false.")
     from rusty_hf.trainers.served_rollouts import ServedRollouts
 
     return ServedRollouts(dataset, script_args.terminal_cache_dir)
