@@ -149,7 +149,8 @@ def test_the_trainer_scores_a_served_completion_under_the_distribution_it_was_dr
     assert forced[:2].any() and torch.allclose(logps[forced], torch.zeros(()), atol=1e-5)  # probability 1 as served
     if beta:
         assert max(gap(out["ref_per_token_logps"], sampled, range(4))) < 0.02  # same weights at step 0
-    rollouts._scoring.offsets.clear()  # TRL's own scoring: the raw model
+    for stored in rollouts._scoring.offsets.values():  # TRL's own scoring: the raw model
+        stored.clear()
     with torch.no_grad():
         raw, _, _ = trainer._get_per_token_logps_and_entropies(trainer.model, ids, mask, width)
     assert min(gap(raw, sampled, range(2))) > 0.5
@@ -183,19 +184,67 @@ def test_served_scoring_indexes_each_row_as_the_full_logits_do(setting):
             off[torch.rand(n, vocab) < 0.3] = float("-inf")
             off[torch.arange(n), torch.tensor(reply)] = 1.5  # a drawn token is never forbidden
             offsets[i] = off
-            scoring.offsets[tuple(prompt + reply)] = off
+            scoring.add(True, tuple(prompt + reply), off)
     ids, mask = torch.tensor(rows), torch.tensor(masks)
     labels = ids.masked_fill(mask == 0, -100)
     labels[:, :3] = -100
-    with torch.no_grad():
-        out = model(input_ids=ids, attention_mask=mask, labels=labels, fused_lm_head=True)
-        logits = plain(input_ids=ids, attention_mask=mask).logits.float()
+    out = model(input_ids=ids, attention_mask=mask, labels=labels, fused_lm_head=True)
+    logits = plain(input_ids=ids, attention_mask=mask).logits.float()
+    total = 0.0
     for i, n in enumerate(replies):
         scores = logits[i, 2 : 2 + n] + (offsets[i] if i in offsets else 0.0)
         expected = torch.log_softmax(scores / 0.7, -1).gather(-1, ids[i, 3 : 3 + n, None])[:, 0]
         assert torch.allclose(out.log_probs[i, 2 : 2 + n], expected, atol=1e-4), i
         assert not out.log_probs[i, 2 + n :].any() and not out.log_probs[i, :2].any()
         assert torch.isfinite(out.entropy[i]).all()
+        total = total + expected.sum()
+    # The gradient is that of the served log-probs, through the raw logits (the head and the backbone).
+    out.log_probs.sum().backward()
+    total.backward()
+    for (name, a), b in zip(model.named_parameters(), plain.parameters()):
+        if b.grad is not None:
+            assert torch.allclose(a.grad, b.grad, atol=1e-5, rtol=1e-3), name
+
+
+def test_an_offset_is_minus_inf_where_a_logit_was_already_minus_inf():
+    """A processor ahead of the grammar (generation_config's) may have set -inf: the recorded offset stays -inf,
+    not NaN (-inf - -inf)."""
+    from rusty_hf.trainers.served_rollouts import _OnRows
+
+    def mask_first_three(input_ids, scores):
+        scores[:, :3] = float("-inf")
+        return scores
+
+    rows = _OnRows(mask_first_three, [1])
+    scores = torch.zeros(2, 6)
+    scores[:, 0] = float("-inf")
+    rows(torch.zeros(2, 1, dtype=torch.long), scores)
+    (offsets,) = rows.finish()
+    assert not offsets.isnan().any() and offsets[0, :3].isneginf().all() and not offsets[0, 3:].any()
+
+
+def test_ppo_trains_on_served_rows(setting, tmp_path):
+    """Our PPO (a GRPOTrainer that reads its values from a hook on the backbone) with the served rollouts: one
+    backbone pass per scoring, so the values line up with the rows, and the steps run."""
+    from rusty_hf import TinyRWKVForCausalLMWithValueHead
+    from rusty_hf.trainers import PPOConfig, PPOTrainer
+
+    folder, args, dataset, batch = setting
+    config = PPOConfig(output_dir=str(tmp_path / "ppo"), max_steps=2, per_device_train_batch_size=4, steps_per_generation=1,
+                       num_iterations=2, max_completion_length=40, learning_rate=1e-3, beta=0.05, logging_steps=1,
+                       report_to="none", use_cpu=True, bf16=False, save_strategy="no", activation_checkpointing=False,
+                       temperature=0.7, seed=0)  # fmt: skip
+
+    def length_reward(completions, **kwargs):
+        return [len(json.dumps(c)) / 100.0 for c in completions]
+
+    rollouts = ServedRollouts(dataset, args.terminal_cache_dir)
+    trainer = PPOTrainer(model=TinyRWKVForCausalLMWithValueHead.from_pretrained(folder), reward_funcs=length_reward,
+                         args=config, train_dataset=batch, processing_class=_tokenizer(folder), rollout_func=rollouts)  # fmt: skip
+    trainer.train()
+    logs = [log for log in trainer.state.log_history if "ppo/value_loss" in log]
+    assert logs and all(torch.isfinite(torch.tensor(log["ppo/value_loss"])) for log in logs)
+    assert rollouts._scoring._matched[True]  # the served rows were scored as served
 
 
 def test_grpo_trains_with_it_and_logs_the_gap(setting, tmp_path):

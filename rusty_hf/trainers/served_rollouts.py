@@ -22,7 +22,8 @@ chose, with ``rollout/forced_fraction``; sums over processes).
 
 One ``generate`` call serves the whole local batch, the processors applied to the terminal rows only, as TRL's
 own path makes one call (under FSDP every process must). The offsets of a generation's terminal rows are kept
-until the next generation (rows x tokens x vocabulary floats: 123 MB for the tiny recipe's 8 x 160 x 24K).
+until the next generation, on the host (terminal rows x tokens x vocabulary floats: up to 246 MB for the tiny
+recipe's 16 x 160 x 24K; they are built on the generating device, one step at a time).
 `rusty_hf.training.rl_setup.served_rollouts` refuses vLLM generation (its own sampler, without the processors).
 
     rollouts = ServedRollouts(train_dataset, cache_dir="outputs/terminal_fixtures")
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 
 import torch
 from transformers import (
@@ -46,6 +48,8 @@ from transformers import (
 
 from rusty_hf.inference.decoding import MAX_PHRASE_REPEATS, reply_processors
 from rusty_hf.tokenizer import generation_eos_ids
+
+logger = logging.getLogger(__name__)
 
 
 def _key(prompt: list[dict]) -> str:
@@ -105,7 +109,8 @@ class _OnRows(LogitsProcessor):
         scores = scores.clone()
         raw = scores[index]  # a copy: ``inner`` may write into its input
         processed = self.inner(input_ids[index.to(input_ids.device)], raw.clone())
-        self.offsets.append(processed - raw)
+        # where a processor ahead of these (generation_config's) already set -inf, -inf - -inf would be NaN
+        self.offsets.append(torch.where(torch.isneginf(processed), float("-inf"), processed - raw))
         scores[index] = processed
         return scores
 
@@ -114,20 +119,17 @@ class _OnRows(LogitsProcessor):
         return torch.stack(self.offsets, dim=1).cpu()
 
 
-# A token the grammar forbids gets this logit under the served distribution (not -inf: the fused head's entropy
-# multiplies p by log p, and 0 * -inf is NaN).
+# A token the grammar forbids gets this logit under the served distribution (not -inf: the entropy multiplies p by
+# log p, and 0 * -inf is NaN).
 _FORBIDDEN = -1.0e9
 
 
 def _served_log_probs(logits: torch.Tensor, offsets: torch.Tensor, labels: torch.Tensor, temperature: float):
-    """Per-token log-probability and entropy of ``labels`` under ``softmax((logits + offsets) / temperature)``,
-    zero where a label is -100 (as TRL's fused head returns them)."""
+    """Per-token log-probability of ``labels`` and entropy under ``softmax((logits + offsets) / temperature)``."""
     scores = (logits.float() + offsets.to(logits.device).clamp(min=_FORBIDDEN)) / temperature
     log_probs = torch.log_softmax(scores, dim=-1)
-    valid = labels != -100
-    chosen = log_probs.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
     entropy = -(log_probs.exp() * log_probs).sum(-1)
-    return chosen.masked_fill(~valid, 0.0), entropy.masked_fill(~valid, 0.0)
+    return log_probs.gather(-1, labels.unsqueeze(-1)).squeeze(-1), entropy
 
 
 class _ServedScoring:
@@ -136,14 +138,31 @@ class _ServedScoring:
     TRL scores every completion with the raw model (its fused LM head, `trl.trainer.utils.add_fused_lm_head`), and
     GRPO's gradient is then that of the raw model's log-probabilities at tokens the served decoder chose: a policy
     gradient for neither policy. This wraps the forward TRL patched: a row whose tokens are a served rollout of
-    this step gets the log-probability and entropy of its completion under the raw logits plus the offsets the
-    processors added when it was drawn (scaled by the trainer's temperature); every other row is TRL's. The
+    the current generation gets the log-probability and entropy of its completion under the raw logits plus the
+    offsets the processors added when it was drawn (scaled by the trainer's temperature); every other row is TRL's.
+    The served rows' logits come from the backbone's hidden states of the same forward (read by a hook, as our PPO
+    reads its values), projected by the output embeddings as TRL's fused head projects them: no second pass. The
     offsets depend on the text only, so the same offsets give the reference model's served distribution: the KL
     term compares the two served policies."""
 
     def __init__(self, temperature: float) -> None:
         self.temperature = temperature
-        self.offsets: dict[tuple[int, ...], torch.Tensor] = {}  # prompt + completion ids -> (completion, vocabulary)
+        # per mode (training, evaluation): prompt + completion ids -> (completion, vocabulary); kept apart so that an
+        # evaluation's rollouts do not drop the offsets of training rows still buffered
+        self.offsets: dict[bool, dict[tuple[int, ...], torch.Tensor]] = {True: {}, False: {}}
+        self._matched: dict[bool, int] = {True: 0, False: 0}
+
+    def begin(self, training: bool) -> None:
+        """A new generation in this mode: the last one's rows have been trained on (or evaluated)."""
+        if self.offsets[training] and not self._matched[training]:
+            logger.warning("served scoring: none of the last generation's %d served completions was found in the "
+                           "trainer's batches, so they were scored by the raw model; check that TRL's batches keep "
+                           "the rollout's prompt and completion ids", len(self.offsets[training]))  # fmt: skip
+        self.offsets[training].clear()
+        self._matched[training] = 0
+
+    def add(self, training: bool, ids: tuple[int, ...], offsets: torch.Tensor) -> None:
+        self.offsets[training][ids] = offsets
 
     def install(self, model) -> None:
         """Wrap ``model``'s (TRL-patched) forward once."""
@@ -153,50 +172,62 @@ class _ServedScoring:
 
         def forward(*args, fused_lm_head=False, labels=None, **kwargs):
             rows = self._rows(kwargs.get("input_ids"), kwargs.get("attention_mask")) if fused_lm_head else []
-            out = inner(*args, fused_lm_head=fused_lm_head, labels=labels, **kwargs)
-            return self._rescore(inner, out, rows, labels, kwargs) if rows else out
+            if not rows:
+                return inner(*args, fused_lm_head=fused_lm_head, labels=labels, **kwargs)
+            hidden = []
+            handle = model.base_model.register_forward_hook(lambda _m, _a, out: hidden.append(out.last_hidden_state))
+            try:
+                out = inner(*args, fused_lm_head=True, labels=labels, **kwargs)
+            finally:
+                handle.remove()
+            return self._rescore(model, out, hidden[-1], rows, kwargs)
 
         model.forward = forward
         model._rusty_served_scoring = self
 
     def _rows(self, input_ids, attention_mask) -> list[tuple[int, torch.Tensor]]:
-        if not self.offsets or input_ids is None:
+        stored = {**self.offsets[False], **self.offsets[True]}
+        if not stored or input_ids is None:
             return []
-        mask = torch.ones_like(input_ids, dtype=torch.bool) if attention_mask is None else attention_mask.bool()
+        ids = input_ids.cpu()
+        mask = torch.ones_like(ids, dtype=torch.bool) if attention_mask is None else attention_mask.bool().cpu()
         found = []
-        for r in range(input_ids.size(0)):
-            offsets = self.offsets.get(tuple(input_ids[r][mask[r]].tolist()))
-            if offsets is not None:
-                found.append((r, offsets))
+        for r in range(ids.size(0)):
+            key = tuple(ids[r][mask[r]].tolist())
+            if key in stored:
+                found.append((r, stored[key]))
+                self._matched[key in self.offsets[True]] += 1
         return found
 
-    def _rescore(self, inner, out, rows, labels, kwargs):
+    def _rescore(self, model, out, hidden: torch.Tensor, rows, kwargs):
         """``out`` with the served rows' log-probs and entropies taken under their served distribution."""
-        index = torch.tensor([r for r, _ in rows], device=labels.device)
+        for name in ("log_sum_sq_probs", "mean_logits", "is_top1"):
+            if getattr(out, name, None) is not None:
+                raise NotImplementedError(f"served scoring gives log_probs and entropy, not {name}: leave {name} out of "
+                                          "add_fused_lm_head's outputs, or run with served_decoding false")  # fmt: skip
         input_ids, attention_mask = kwargs["input_ids"], kwargs.get("attention_mask")
-        length = input_ids.size(1)
-        # Completions are right-padded after left-padded prompts: a row's last labelled token ends its completion,
-        # which its offsets cover. The model is causal, so the rows are cut after the longest of them (terminal
-        # replies are short beside the batch's code) and scored on their last `keep` positions only.
-        ends = [int(torch.nonzero(labels[r] != -100).max()) + 1 for r, _ in rows]
-        cut = max(ends)
-        keep = min(max(len(o) for _, o in rows) + max(cut - e for e in ends) + 1, cut)
-        logits = inner(input_ids=input_ids[index, :cut], use_cache=False,
-                       attention_mask=None if attention_mask is None else attention_mask[index, :cut],
-                       logits_to_keep=keep).logits  # fmt: skip
-        offsets = logits.new_zeros(logits.shape[:2] + (logits.size(-1),), dtype=torch.float32)
-        for s, ((_, row_offsets), end) in enumerate(zip(rows, ends)):
-            stop = keep - 1 - (cut - end)  # the logits position that predicts the row's last token, plus one
-            offsets[s, stop - len(row_offsets) : stop] = row_offsets.to(offsets.device)
-        shifted = labels[index][:, cut - keep + 1 : cut]
-        log_probs, entropy = _served_log_probs(logits[:, :-1], offsets[:, :-1], shifted, self.temperature)
-        pad = (cut - keep, length - cut)
+        valid = torch.ones_like(input_ids, dtype=torch.bool) if attention_mask is None else attention_mask.bool()
+        row_index, positions, offsets = [], [], []
+        for r, row_offsets in rows:
+            end = int(torch.nonzero(valid[r]).max()) + 1  # the completion is the row's last len(row_offsets) tokens
+            n = len(row_offsets)
+            row_index += [r] * n
+            positions.append(torch.arange(end - n - 1, end - 1))  # the positions that predict them
+            offsets.append(row_offsets)
+        device = out.log_probs.device
+        row_index = torch.tensor(row_index, device=device)
+        positions = torch.cat(positions).to(device)
+        head = model.get_output_embeddings()
+        logits = head(hidden.to(head.weight.device)[row_index, positions])
+        labels = input_ids.to(device)[row_index, positions + 1]
+        log_probs, entropy = _served_log_probs(logits, torch.cat(offsets), labels.to(logits.device), self.temperature)
         fields = dict(out.items())
-        fields["log_probs"] = out.log_probs.index_copy(0, index, torch.nn.functional.pad(log_probs, pad))
-        if out.label_mask is not None:
-            fields["loss"] = -fields["log_probs"].sum() / out.label_mask.sum().clamp(min=1)
+        fields["log_probs"] = out.log_probs.index_put((row_index, positions), log_probs.to(device, out.log_probs.dtype))
         if out.entropy is not None:
-            fields["entropy"] = out.entropy.index_copy(0, index, torch.nn.functional.pad(entropy, pad).to(out.entropy.dtype))
+            fields["entropy"] = out.entropy.index_put((row_index, positions), entropy.to(device, out.entropy.dtype))
+        if out.loss is not None:  # TRL's: minus the mean log-prob (over num_items_in_batch if given), plus aux terms
+            count = kwargs.get("num_items_in_batch") or out.label_mask.sum().clamp(min=1)
+            fields["loss"] = out.loss + (out.log_probs.sum() - fields["log_probs"].sum()) / count
         return type(out)(**fields)
 
 
@@ -265,8 +296,8 @@ class ServedRollouts:
         from trl.trainer.utils import pad
 
         prompt_ids = trainer._tokenize_prompts(prompts)[0]  # TRL's own chat templating
-        scoring = self._scoring_for(trainer)
-        scoring.offsets.clear()  # the last generation's rows are trained on by now
+        scoring, training = self._scoring_for(trainer), trainer.model.training
+        scoring.begin(training)
         served = [i for i, p in enumerate(prompts) if self.served(p)]
         tokenizer, device = trainer._tokenizer, trainer.accelerator.device
         tensors = [torch.tensor(ids) for ids in prompt_ids]
@@ -317,7 +348,7 @@ class ServedRollouts:
             if i not in served_at:
                 masks.append([1] * end)
                 continue
-            scoring.offsets[tuple(prompt_ids[i]) + tuple(ids[:end])] = offsets[served_at[i], :end]
+            scoring.add(training, tuple(prompt_ids[i]) + tuple(ids[:end]), offsets[served_at[i], :end])
             chosen = ~is_forced[served_at[i], :end]
             masks.append(chosen.int().tolist())
             gap = (served_lp[i, :end] - raw_lp[i, :end])[chosen]
