@@ -37,14 +37,15 @@ def setting(tmp_path_factory, tiny_tokenizer):
     return folder, args, dataset, Dataset.from_list(terminal + tasks)
 
 
+def length_reward(completions, **kwargs):
+    return [len(json.dumps(c)) / 100.0 for c in completions]
+
+
 def _trainer(setting, tmp_path, rollouts, **config):
     folder, _, _, batch = setting
     args = GRPOConfig(output_dir=str(tmp_path / "grpo"), max_steps=2, per_device_train_batch_size=4, num_generations=2,
                       max_completion_length=40, learning_rate=1e-3, logging_steps=1, report_to="none", use_cpu=True,
                       save_strategy="no", temperature=0.7, seed=0, gradient_checkpointing=False, **{"beta": 0.0, **config})  # fmt: skip
-
-    def length_reward(completions, **kwargs):
-        return [len(json.dumps(c)) / 100.0 for c in completions]
 
     model = AutoModelForCausalLM.from_pretrained(folder)
     return GRPOTrainer(model=model, reward_funcs=length_reward, args=args, train_dataset=batch,
@@ -234,9 +235,6 @@ def test_ppo_trains_on_served_rows(setting, tmp_path):
                        num_iterations=2, max_completion_length=40, learning_rate=1e-3, beta=0.05, logging_steps=1,
                        report_to="none", use_cpu=True, bf16=False, save_strategy="no", activation_checkpointing=False,
                        temperature=0.7, seed=0)  # fmt: skip
-
-    def length_reward(completions, **kwargs):
-        return [len(json.dumps(c)) / 100.0 for c in completions]
 
     rollouts = ServedRollouts(dataset, args.terminal_cache_dir)
     trainer = PPOTrainer(model=TinyRWKVForCausalLMWithValueHead.from_pretrained(folder), reward_funcs=length_reward,

@@ -186,17 +186,20 @@ class _ServedScoring:
         model._rusty_served_scoring = self
 
     def _rows(self, input_ids, attention_mask) -> list[tuple[int, torch.Tensor]]:
-        stored = {**self.offsets[False], **self.offsets[True]}
-        if not stored or input_ids is None:
+        """(row, its offsets) for each row of the batch that is a stored served completion (a mode's count of
+        matches goes up)."""
+        if input_ids is None or not any(self.offsets.values()):
             return []
         ids = input_ids.cpu()
         mask = torch.ones_like(ids, dtype=torch.bool) if attention_mask is None else attention_mask.bool().cpu()
         found = []
         for r in range(ids.size(0)):
             key = tuple(ids[r][mask[r]].tolist())
-            if key in stored:
-                found.append((r, stored[key]))
-                self._matched[key in self.offsets[True]] += 1
+            for mode, stored in self.offsets.items():
+                if key in stored:
+                    found.append((r, stored[key]))
+                    self._matched[mode] += 1
+                    break
         return found
 
     def _rescore(self, model, out, hidden: torch.Tensor, rows, kwargs):
