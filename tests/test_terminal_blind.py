@@ -71,7 +71,7 @@ def test_the_suite_meets_its_size_floors(blind):
 AFTER_V1 = frozenset({"last_line", "nth_line", "current_branch", "commit_count", "copy_file", "rename_file", "greeting",
                       "first_line", "list_hidden", "count_dir_files", "diff_files", "count_functions", "count_tests",
                       "empty_file", "python_version", "git_log_file", "file_author", "git_branches", "cargo_run",
-                      "make_folder", "list_tree", "grep_file"})
+                      "make_folder", "list_tree", "grep_file", "run_script_args"})
 
 
 def test_every_catalogue_intent_is_asked_several_times(blind):

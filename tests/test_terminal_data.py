@@ -157,6 +157,21 @@ def test_lines_of_a_file_holding_a_word_are_shown_and_no_other(training, fixture
     assert not judge(check, Action("MSG", message=word), root).ok
 
 
+def test_a_script_run_with_arguments_prints_them_in_order(training, fixture_cache):
+    """`run_script_args`: the script run with the request's arguments passes (quoted or not); without them, with
+    them in another order, or its source shown, it does not."""
+    request = next(r for r in training if r.intent == "run_script_args" and " " in r.case.slots["args"])
+    root = materialize(request.fixture, fixture_cache)
+    script, args = request.case.slots["script"], request.case.slots["args"].split()
+    assert request.case.actions[0]["command"] == f"python3 {script} {' '.join(args)}"
+    check = request.case.first
+    assert judge(check, Action("CMD", command=f"python3 {script} {' '.join(args)}"), root).ok
+    assert judge(check, Action("CMD", command=f"python3 {script} " + " ".join(f"'{a}'" for a in args)), root).ok
+    assert not judge(check, Action("CMD", command=f"python3 {script}"), root).ok
+    assert not judge(check, Action("CMD", command=f"python3 {script} {' '.join(reversed(args))}"), root).ok
+    assert not judge(check, Action("CMD", command=f"cat {script}"), root).ok
+
+
 def test_what_users_ask_first_is_drawn_twice_as_often(training):
     counts = Counter(r.intent for r in training if not all_intents()[r.intent].multi_turn)
     first = [counts[k] for k in ASKED_FIRST]

@@ -34,6 +34,19 @@ def run_script(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
     return Case({"script": script}, (cmd(f"python3 {script}"),), script_check(fx), args=(script,), closing=script_stated(fx))
 
 
+@intent("run_script_args", "python", phrasings.RUN_SCRIPT_ARGS)
+def run_script_args(fx: Fixture, rng: random.Random, pool: ValuePool) -> Case:
+    """The fixture's script run with one or two arguments (`python3 SCRIPT A B`): a word, a number or the data
+    file. The script prints its line and then its arguments, so the output shows whether each was passed, in order."""
+    script, out = fx.facts["script"], fx.facts["script_output"]
+    kinds = (pool.word, lambda: str(pool.number()), lambda: fx.facts["data_file"])
+    args = [kind() for kind in rng.sample(kinds, rng.choice((1, 1, 2)))]
+    line = " ".join((out, *args))
+    check = Check("output", all_of=((line,),), none_of=other_lines(fx, allowed=(line, out)))
+    return Case({"script": script, "args": " ".join(args)}, (cmd(f"python3 {script} {' '.join(args)}"),), check,
+                args=(script, *args), closing=f"It prints: {line}")  # fmt: skip
+
+
 def _cargo(fx: Fixture, *groups: tuple[str, ...], none_of: tuple[str, ...] = ()) -> Check:
     """Cargo's output: the crate's sources may show (a warning, a failed assertion), no other file."""
     sources = {p for p in fx.tree_files() if p.startswith("src/")}

@@ -126,7 +126,9 @@ def python_fixture(pool: ValuePool) -> Fixture:
     files2 = {f"{pkg}/{mod_a}.py": module_a, f"{pkg}/{mod_b}.py": module_b,
               f"tests/__init__.py": "", f"tests/test_{mod_a}.py": "\n".join(test_lines)}  # fmt: skip
     rows = [f"{i},{pool.noun()},{rng.randint(1, 99)}" for i in range(n_rows)]
-    files3 = {f"{script_dir}{script}.py": f"print({script_output!r})\n", f"data/{data}.csv": "id,name,qty\n" + "\n".join(rows) + "\n"}
+    # the script prints its line, then the arguments it was given (none: the line alone), as scripts that take input do
+    script_source = f"import sys\n\nprint({script_output!r}, *sys.argv[1:])\n"
+    files3 = {f"{script_dir}{script}.py": script_source, f"data/{data}.csv": "id,name,qty\n" + "\n".join(rows) + "\n"}
     subjects = ["Initial commit", f"Add {fb} and {cls}", f"Add the {script} script"]
     extra = pool.phrase()
     dirty = {notes_file: files1[notes_file] + extra + "\n", f"{scratch}.txt": f"{pool.phrase()}\n",

@@ -131,6 +131,17 @@ RUN_SCRIPT = (
     "could you execute {script}", "fire up {script}", "go ahead and run {script}", "{script}, run it", "kick off {script}",
     "I want to run {script}", "run {script} with python", "execute the {script} file", "give {script} a run",
 )  # fmt: skip
+# A script run with arguments (issue 37, item 4: 63 -> 64 intents; the blind suite v1 asks for it outside its catalogue)
+RUN_SCRIPT_ARGS = (
+    "run {script} with {args}", "run {script} {args}", "python3 {script} {args}", "execute {script} passing {args}",
+    "run {script} with the arguments {args}", "call {script} with {args}", "{script} with args {args}", "pass {args} to {script}",
+    "run {script}, arguments: {args}", "start {script} with {args} as its arguments", "give {script} the arguments {args} and run it",
+    "could you run {script} with {args}?", "try {script} with {args}", "launch {script} and pass it {args}",
+    "execute {script} {args}", "run the script {script} with {args}", "I want to run {script} with {args}",
+    "feed {args} to {script}", "run {script} taking {args} as input", "hand {args} to {script} and run it",
+    "with the arguments {args}, run {script}", "can you execute {script} with args {args}", "{script} needs {args} as arguments, run it",
+    "run {script} and give it {args}",
+)  # fmt: skip
 RUN_PY_TESTS = (
     "run the tests", "run the python tests", "test it", "do the tests pass?", "run the unit tests", "execute the test suite",
     "run unittest", "check the tests", "are the tests green?", "tests?", "run the test suite", "could you run the tests for me",
