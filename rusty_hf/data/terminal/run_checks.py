@@ -13,9 +13,14 @@ from rusty_hf.data.terminal.excess import other_lines, other_names
 from rusty_hf.data.terminal.fixtures import Fixture
 
 
-def script_check(fx: Fixture) -> Check:
-    """The script's line, and no line of any file (its source holds that line too)."""
-    out = fx.facts["script_output"]
+def script_printed(fx: Fixture, args: tuple[str, ...] = ()) -> str:
+    """What the fixture's script prints when run with ``args``: its line, then the arguments."""
+    return " ".join((fx.facts["script_output"], *args))
+
+
+def script_check(fx: Fixture, args: tuple[str, ...] = ()) -> Check:
+    """The script's line (run with ``args``: then those), and no line of any file (its source holds that line too)."""
+    out = script_printed(fx, args)
     return Check("output", all_of=((out,),), none_of=other_lines(fx, allowed=(out,)))
 
 
@@ -43,9 +48,9 @@ def status_check(fx: Fixture) -> Check:
                  no_names=other_names(fx, changed, among=committed(fx)))  # fmt: skip
 
 
-def script_stated(fx: Fixture) -> str:
-    """What the fixture's script printed, as a closing MSG states it (`script_prints`, `run_script`)."""
-    return f"It prints: {fx.facts['script_output']}"
+def script_stated(fx: Fixture, args: tuple[str, ...] = ()) -> str:
+    """What the fixture's script printed, as a closing MSG states it (`script_prints`, `run_script`, `run_script_args`)."""
+    return f"It prints: {script_printed(fx, args)}"
 
 
 def changes_stated(fx: Fixture) -> str:
