@@ -63,6 +63,7 @@ from rusty_hf.evaluation.coding import (
 )
 from rusty_hf.inference import load_model, load_tokenizer_for
 from rusty_hf.hub.publishing import push_folder, write_model_card
+from rusty_hf.hub.model_card import save_report
 from rusty_hf.evaluation.conversations import evaluate_conversations, format_conversation_table
 from rusty_hf.evaluation.terminal import SPLITS
 from rusty_hf.evaluation.terminal import compare_terminal, evaluate_terminal, format_terminal_comparison, format_terminal_table
@@ -232,12 +233,12 @@ def write_report(args: EvalArguments, report: dict) -> dict:
     folder = Path(args.model_name_or_path)
     output = Path(args.output_file) if args.output_file else default_output_file(args)
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    save_report(output, report)
     print(f"report written to {output}")
     if args.update_model_card:
         in_folder = folder / default_output_file(args).name  # the card reads its reports from the folder
         if output.resolve() != in_folder.resolve():
-            in_folder.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+            save_report(in_folder, report)
         write_model_card(folder)
         print(f"metrics written to {folder / 'README.md'}")
     return report

@@ -15,13 +15,12 @@ from rusty_hf.errors import quiet_upstream_notices
 quiet_upstream_notices()  # first: importing TRL/peft imports bitsandbytes, which logs one of them
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from rusty_hf.hub.checkpoints import check_model_source
 from rusty_hf.evaluation.coding import rust_unavailable_reason
-from rusty_hf.hub.model_card import write_model_card
+from rusty_hf.hub.model_card import save_report, write_model_card
 from rusty_hf.evaluation.reward_gain import compare, score_checkpoint, without_rust
 from rusty_hf.errors import UserError, run_cli
 
@@ -78,7 +77,7 @@ def run(args: argparse.Namespace) -> dict:
         outputs.append(Path(args.after) / "reward_gain.json")
     for output in dict.fromkeys(p.resolve() for p in outputs):
         output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(json.dumps(report, indent=2))
+        save_report(output, report)
     if args.update_model_card:
         write_model_card(args.after)
         print(f"gain written to {Path(args.after) / 'README.md'}")

@@ -177,3 +177,25 @@ def test_the_card_shows_the_blind_and_conversation_suites_and_the_plain_decoder_
     assert results[("Rusty terminal conversations", "done_right_alone")] == 1.0
     loaded = ModelCard.load(folder / "README.md")  # the metadata round-trips through the Hub's own parser
     assert len(loaded.data.eval_results) == len(card.data.eval_results)
+
+
+def test_evaluations_side_by_side_leave_one_card_with_every_report(folder):
+    """The quickstart's two evaluation lanes each save a report and rebuild the card, at once: a card build reads whole
+    reports and takes one write at a time, so none fails on half a file and the last card holds both reports."""
+    import subprocess
+    import sys
+
+    expected = {r.dataset_name for r in ModelCard.load(folder / "README.md").data.eval_results}
+    reports = {name: (folder / name).read_text() for name in ("reward_gain.json", "eval_results.json")}
+    for name in reports:
+        (folder / name).unlink()
+    write_model_card(folder)
+    assert not ModelCard.load(folder / "README.md").data.eval_results
+    code = ("import json, sys\nfrom rusty_hf.hub.model_card import save_report, write_model_card\n"
+            "folder, name, report = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])\n"
+            "for _ in range(6):\n    save_report(f'{folder}/{name}', report)\n    write_model_card(folder)\n")
+    runs = [subprocess.Popen([sys.executable, "-c", code, str(folder), name, text]) for name, text in reports.items()]
+    assert [run.wait(timeout=300) for run in runs] == [0, 0]
+    assert {r.dataset_name for r in ModelCard.load(folder / "README.md").data.eval_results} == expected
+    assert all(json.loads((folder / name).read_text()) == json.loads(text) for name, text in reports.items())
+    assert not [p.name for p in folder.iterdir() if p.name.startswith(".")]  # no temporary file left behind

@@ -22,9 +22,11 @@ directory, or cut to their last part.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -326,6 +328,51 @@ def write_model_card(
     folder = Path(folder)
     if not (folder / "config.json").is_file():
         raise FileNotFoundError(f"{folder} has no config.json: write the card into a folder saved with save_pretrained")
+    # Evaluations of one model run side by side (the quickstart's last stages): one card write at a time, each reading
+    # every report then on disk, so the last one holds them all; a reader never sees half a card.
+    with _card_lock(folder):
+        card = _build_card(folder, metrics, recipe, base_model, datasets, tags, license, model_name)
+        fd, tmp = tempfile.mkstemp(prefix=".README.", suffix=".md", dir=folder)
+        os.close(fd)
+        try:
+            card.save(tmp)
+            os.replace(tmp, folder / "README.md")
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    return card
+
+
+def save_report(path: str | os.PathLike, report: dict) -> None:
+    """``report`` as JSON at ``path``, written whole (a temporary file renamed into place): a card built beside it by
+    another process reads the old report or the new one, never half of one."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(report, indent=2) + "\n")
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+@contextlib.contextmanager
+def _card_lock(folder: Path):
+    try:
+        import fcntl
+    except ImportError:  # Windows: card writes are not serialised across processes
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY)  # the folder itself: no lock file to upload with it
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # drops the lock
+
+
+def _build_card(folder: Path, metrics, recipe, base_model, datasets, tags, license, model_name) -> ModelCard:
     old = ModelCard.load(folder / "README.md", ignore_metadata_errors=True) if (folder / "README.md").is_file() else None
     metrics = dict(metrics) if metrics is not None else _extra_metrics(old)
     name = model_name or (old.data.model_name if old is not None and old.data.model_name else None) or folder.resolve().name
@@ -347,14 +394,12 @@ def write_model_card(
     text = body(name, name if "/" in name else folder.resolve().name, recipe, facts, evaluations, metrics, license,
                 curves=CURVES_FILE if (folder / CURVES_FILE).is_file() else None, base_model=data.base_model,
                 run_summary=summarise_log(folder / LOG_FILENAME))
-    card = ModelCard(f"---\n{data.to_yaml()}\n---\n{text}")
-    card.save(folder / "README.md")
-    return card
+    return ModelCard(f"---\n{data.to_yaml()}\n---\n{text}")
 
 
 __all__ = [
     "CODE_CORPUS_DATASET", "CardEvaluation", "DEFAULT_TAGS", "DIALOGS_DATASET", "EVALUATIONS", "RecipeFacts",
     "TASKS_DATASET", "TERMINAL_DATASET", "pass_at_k_evaluation", "read_evaluations", "recipe_facts", "reward_gain_evaluation",
-    "terminal_blind_evaluation", "terminal_conversations_evaluation", "terminal_evaluation", "terminal_plain_evaluation",
-    "write_model_card",
+    "save_report", "terminal_blind_evaluation", "terminal_conversations_evaluation", "terminal_evaluation",
+    "terminal_plain_evaluation", "write_model_card",
 ]
