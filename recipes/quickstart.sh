@@ -49,9 +49,9 @@ python3 recipes/grpo.py --config recipes/tiny/grpo.yaml --terminal_cache_dir "$F
     --output_dir "$OUT_DIR/tiny-grpo"
 
 stage 5/6 "the GRPO model's evaluations in two lanes side by side (into the model card): terminal requests (held-out paired with the SFT model's, blind, conversations) | coding reward before vs after GRPO, held-out terminal requests by transformers alone, pass@k"
-# Decoding a 4-layer model is bound by Python, one core per process: one thread each, two lanes finish in the time of
-# one (benchmarks/results/eval_lanes.json: two 1-thread evaluations side by side 62 s, one 59 s; two at 2 threads
-# each 223 s). Each lane logs to a file, printed when both end; the card takes one report at a time, whole.
+# Decoding a 4-layer model is bound by Python, one core per process: one thread each, two lanes finish in about the
+# time of one (benchmarks/results/eval_lanes.json: one evaluation 53.5 s, two side by side at one thread each 60.2 s,
+# at 2 threads each 200.6 s). Each lane logs to a file, printed when both end; the card takes one report at a time.
 LANES="$OUT_DIR"  # the lane logs stay out of the Hub-ready folder
 (
     export OMP_NUM_THREADS=1
