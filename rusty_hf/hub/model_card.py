@@ -332,25 +332,22 @@ def write_model_card(
     # every report then on disk, so the last one holds them all; a reader never sees half a card.
     with _card_lock(folder):
         card = _build_card(folder, metrics, recipe, base_model, datasets, tags, license, model_name)
-        fd, tmp = tempfile.mkstemp(prefix=".README.", suffix=".md", dir=folder)
-        os.close(fd)
-        try:
-            card.save(tmp)
-            os.replace(tmp, folder / "README.md")
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        _write_whole(folder / "README.md", str(card))  # what ModelCard.save writes
     return card
 
 
 def save_report(path: str | os.PathLike, report: dict) -> None:
-    """``report`` as JSON at ``path``, written whole (a temporary file renamed into place): a card built beside it by
-    another process reads the old report or the new one, never half of one."""
-    path = Path(path)
+    """``report`` as JSON at ``path``, written whole: a card built beside it by another process reads the old report
+    or the new one, never half of one."""
+    _write_whole(Path(path), json.dumps(report, indent=2) + "\n")
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """``text`` into a temporary file beside ``path``, renamed into place."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(report, indent=2) + "\n")
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
