@@ -68,6 +68,7 @@ def build_dataset(script_args: RustyScriptArguments, training_args: SFTConfig, t
         terminal_session_missing_share=script_args.terminal_session_missing_share,
         terminal_closing_states_output=script_args.terminal_closing_states_output,
         terminal_cache_dir=script_args.terminal_cache_dir,
+        terminal_pointers=script_args.terminal_pointers,
     )
 
 
@@ -78,6 +79,8 @@ def main(script_args: RustyScriptArguments, training_args: SFTConfig, model_args
     if script_args.save_prepared_to:  # rows are saved whole; training packs them (`build_dataset`) when asked
         training_args.packing = False
     model = load_or_create_model(model_args, script_args, tokenizer, training_args.trust_remote_code)
+    if script_args.terminal_pointers:  # its decoders mark the requests it reads as training did (`protocol.pointers`)
+        model.config.copy_pointers = True
     if script_args.share_prompt_state and (training_args.assistant_only_loss or training_args.completion_only_loss):
         # The loss never covers the shared system prompt, so its state may be computed once per batch.
         share_batch_prefix(model, stop_token_ids=[tokenizer.convert_tokens_to_ids("<|assistant|>")])

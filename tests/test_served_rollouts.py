@@ -275,3 +275,20 @@ def test_grpo_trains_with_it_and_logs_the_gap(setting, tmp_path):
             else:
                 assert all(mask)
     assert any(not torch.equal(p.detach(), before[n]) for n, p in trainer.model.named_parameters())
+
+
+def test_a_pointer_models_terminal_prompt_is_rolled_out_marked(setting, tmp_path):
+    """A model trained with copy pointers reads its terminal prompts marked in RL as it does when served; a coding
+    task's prompt stays as it is."""
+    from rusty_hf.protocol.pointers import mark_conversation, pointer_targets
+
+    _, args, dataset, batch = setting
+    rollouts = ServedRollouts(dataset, args.terminal_cache_dir)
+    trainer = _trainer(setting, tmp_path, rollouts)
+    trainer.model.config.copy_pointers = True
+    prompt = next(row["prompt"] for row in dataset if row["language"] == "terminal" and pointer_targets(row["prompt"][-1]["content"]))
+    task = next(row["prompt"] for row in batch if row["language"] == "python")
+    out = rollouts([prompt, task], trainer)
+    marked, plain = trainer._tokenize_prompts([mark_conversation(prompt), task])[0]
+    assert out["prompt_ids"] == [marked, plain]
+    assert marked != trainer._tokenize_prompts([prompt])[0][0]

@@ -25,6 +25,7 @@ import datasets
 from rusty_hf.data.dialogs import Message, synthetic_dialogs
 from rusty_hf.data.tasks import DEFAULT_ROOT, LANGUAGES, build_messages, iter_task_folders, read_task
 from rusty_hf.protocol.actions import action_json
+from rusty_hf.protocol.pointers import mark_conversation
 from rusty_hf.sandbox import require_isolation
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
 
@@ -63,7 +64,8 @@ def task_dialogs(
 def terminal_dialogs(n: int, seed: int = 0, multi_turn_share: float = 0.2, cache_dir: str | Path = "outputs/terminal_fixtures",
                      workers: int | None = None, closing_share: float = 0.0, session_share: float = 0.0,
                      closing_states_output: bool = False, session_write_share: float = 0.0,
-                     session_refer_share: float = 0.0, session_missing_share: float = 0.0) -> list[list[Message]]:  # fmt: skip
+                     session_refer_share: float = 0.0, session_missing_share: float = 0.0,
+                     pointers: bool = False) -> list[list[Message]]:  # fmt: skip
     """``n`` training-split terminal requests as dialogs; multi-turn ones (and ``closing_share`` of the
     single-turn actions, which end with a closing MSG) carry the real command output. ``session_share`` x ``n``
     sessions (`training_sessions`: 4-8 requests in a row on one work dir) come beside them. ``closing_states_output``:
@@ -71,7 +73,8 @@ def terminal_dialogs(n: int, seed: int = 0, multi_turn_share: float = 0.2, cache
     a long one shows, and a session may answer any command so. ``session_write_share`` of the sessions change the work
     dir before their last turn, and the turns after act on it as changed. ``session_refer_share`` of the session turns
     after one that named a file act on it again and call it "it" or "that file"; ``session_missing_share`` of them
-    ask to read a file the work dir lacks, and close with the failure.
+    ask to read a file the work dir lacks, and close with the failure. ``pointers``: each request marked and each
+    action pointing into it (`rusty_hf.protocol.pointers.mark_conversation`).
 
     The outputs are sandbox runs of the reference commands on the materialized fixtures (cached per
     fixture and command; a read runs on the fixture itself, see `checks.RUNS`), ``workers`` at a time (default:
@@ -94,7 +97,8 @@ def terminal_dialogs(n: int, seed: int = 0, multi_turn_share: float = 0.2, cache
                                   ) if session_share else None  # fmt: skip
         rows = list(pool.map(lambda r: sft_messages(r, cache_dir, closing_states_output), requests))
         sessions = sessions.result() if sessions else []
-        return rows + list(pool.map(lambda s: session_messages(s, cache_dir, closing_states_output), sessions))
+        rows += list(pool.map(lambda s: session_messages(s, cache_dir, closing_states_output), sessions))
+    return [mark_conversation(messages) for messages in rows] if pointers else rows
 
 
 def build_sft_dataset(
@@ -112,6 +116,7 @@ def build_sft_dataset(
     terminal_session_write_share: float = 0.0,
     terminal_session_refer_share: float = 0.0,
     terminal_session_missing_share: float = 0.0,
+    terminal_pointers: bool = False,
 ) -> datasets.Dataset:
     """The shuffled SFT mix: synthetic dialogs, terminal requests, and every training task ``task_repeats`` times.
 
@@ -127,7 +132,7 @@ def build_sft_dataset(
                                  closing_states_output=terminal_closing_states_output,
                                  session_write_share=terminal_session_write_share,
                                  session_refer_share=terminal_session_refer_share,
-                                 session_missing_share=terminal_session_missing_share)
+                                 session_missing_share=terminal_session_missing_share, pointers=terminal_pointers)
     if task_repeats:
         rows += task_dialogs(task_languages, root=tasks_root) * task_repeats
     random.Random(seed).shuffle(rows)

@@ -40,6 +40,7 @@ from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS
 from rusty_hf.evaluation.stats import mean_and_stderr
 from rusty_hf.inference.decoding import reply_processors, reply_settings
 from rusty_hf.protocol import Action, ProtocolError, parse_action
+from rusty_hf.protocol.pointers import mark_conversation, strip_markers, uses_pointers
 from rusty_hf.sandbox import require_isolation
 
 MAX_STEPS = 3
@@ -69,6 +70,9 @@ def generate_replies(
     ``workspace_roots`` (per conversation: its work dir), sed replaces a quoted value the files hold.
     """
     tokenizer.padding_side = "left"
+    pointing = uses_pointers(model)
+    if pointing:  # a pointer model reads marked requests; its replies come back as what runs (`protocol.pointers`)
+        conversations = [mark_conversation(c) for c in conversations]
     order = sorted(range(len(conversations)), key=lambda i: len(json.dumps(conversations[i])))  # less padding
     replies: list[str] = [""] * len(conversations)
     for start in range(0, len(order), batch_size):
@@ -83,7 +87,7 @@ def generate_replies(
             out = model.generate(**inputs, **reply_settings(tokenizer, processors, max_new_tokens=max_new_tokens))
         decoded = tokenizer.batch_decode(out[:, inputs["input_ids"].shape[1] :], skip_special_tokens=True)
         for i, text in zip(batch, decoded):
-            replies[i] = text.strip()
+            replies[i] = strip_markers(text).strip() if pointing else text.strip()
     return replies
 
 

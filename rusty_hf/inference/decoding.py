@@ -23,6 +23,7 @@ from transformers import LogitsProcessorList, PreTrainedTokenizerBase
 
 from rusty_hf.protocol import ProtocolLogitsProcessor
 from rusty_hf.protocol.copying import copy_sources, copy_targets
+from rusty_hf.protocol.pointers import is_marked, last_request, pointer_token_ids
 from rusty_hf.tokenizer import generation_eos_ids
 
 MAX_PHRASE_REPEATS = 3  # issue 37: no reply repeats a phrase more than three times
@@ -60,8 +61,11 @@ def reply_processors(
         names = [copy_targets(copy_sources(conversation), workspace_names[i] if workspace_names else (),
                               workspace_roots[i] if workspace_roots else None)
                  for i, conversation in enumerate(conversations)]  # fmt: skip
+    requests = [last_request(conversation) for conversation in conversations]
+    marked = any(is_marked(m["content"]) for c in conversations for m in c if m.get("role") == "user")
+    pointers = [pointer_token_ids(tokenizer, r) for r in requests] if marked else None  # a pointer model's chat
     processors.append(ProtocolLogitsProcessor(tokenizer, prompt_length=prompt_length, max_new_tokens=max_new_tokens,
-                                              copy_names=names, max_phrase_repeats=max_phrase_repeats))
+                                              copy_names=names, max_phrase_repeats=max_phrase_repeats, pointers=pointers))
     return processors
 
 

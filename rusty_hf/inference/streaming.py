@@ -23,6 +23,7 @@ import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase, TextIteratorStreamer
 
 from rusty_hf.inference.decoding import reply_processors, reply_settings
+from rusty_hf.protocol.pointers import mark_conversation, strip_markers, uses_pointers
 
 
 def chat_inputs(
@@ -57,10 +58,14 @@ def stream_pieces(
 
     ``copy`` (with ``constrained``): favour what the reply may copy from ``messages`` and the work dir
     (``workspace_names``: its paths; ``workspace_root``: where its files are searched for quoted values).
+    A model trained with copy pointers reads the requests marked, and its pieces come without the markers.
     ``max_prompt_tokens`` None keeps the whole chat; ``timeout_s`` None waits for each piece as long as it takes.
 
     Raises whatever `generate` raised in its thread, after the stream ends.
     """
+    pointing = uses_pointers(model)  # marked requests in, what runs out (`rusty_hf.protocol.pointers`)
+    if pointing:
+        messages = mark_conversation(messages)
     inputs = {k: v.to(model.device) for k, v in chat_inputs(tokenizer, messages, max_prompt_tokens).items()}
     streamer = TextIteratorStreamer(tokenizer, skip_prompt=True, skip_special_tokens=True, timeout=timeout_s)
     processors = reply_processors(tokenizer, [messages], max_new_tokens=max_new_tokens, constrained=constrained, copy=copy,
@@ -81,7 +86,8 @@ def stream_pieces(
 
     worker = threading.Thread(target=work, name="rusty-generate", daemon=True)
     worker.start()
-    yield from streamer
+    for piece in streamer:
+        yield strip_markers(piece) if pointing else piece
     worker.join()
     if failure:
         raise failure[0]

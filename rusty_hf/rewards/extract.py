@@ -23,6 +23,8 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 
+from rusty_hf.protocol.pointers import strip_markers
+
 # Fence tags accepted for each language; "" is an untagged fence.
 LANGUAGE_TAGS: dict[str, tuple[str, ...]] = {
     "python": ("python", "py", "python3"),
@@ -65,12 +67,13 @@ def completion_text(completion: str | Sequence[Mapping] | None) -> str:
     normally holds exactly one); ``content`` given as a list of typed parts keeps its text parts. A
     tool call (what TRL's ``parse_response`` makes of a CMD or EDIT action when the tokenizer has
     Rusty's response template, `rusty_hf.agent.tool_calling`) is written back as the action it was:
-    ``{"action": name, **arguments}``.
+    ``{"action": name, **arguments}``. The marker bytes of copy pointers are dropped (`protocol.pointers`: the span
+    each marker points at follows it): what is left is what would run.
     """
     if completion is None:
         return ""
     if isinstance(completion, str):
-        return completion
+        return strip_markers(completion)
     if isinstance(completion, Mapping):
         completion = [completion]
     texts = []
@@ -84,6 +87,7 @@ def completion_text(completion: str | Sequence[Mapping] | None) -> str:
             content = "".join(
                 part.get("text", "") for part in content if isinstance(part, Mapping) and part.get("type") == "text"
             )
+        content = strip_markers(content)
         calls = [_call_as_action(call) for call in message.get("tool_calls") or []]
         texts.append("\n".join([content, *calls]) if content and calls else content or "\n".join(calls))
     return "\n".join(texts)
@@ -100,6 +104,7 @@ def _call_as_action(call: Mapping) -> str:
             arguments = {"arguments": arguments}
     if not isinstance(arguments, Mapping):
         arguments = {"arguments": arguments}
+    arguments = {key: strip_markers(value) if isinstance(value, str) else value for key, value in arguments.items()}
     return json.dumps({"action": function.get("name"), **arguments}, ensure_ascii=False)
 
 

@@ -28,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from rusty_hf.protocol import Action, ProtocolError, parse_action
+from rusty_hf.protocol.pointers import strip_markers
 from rusty_hf.rewards.extract import completion_text
 
 logger = logging.getLogger(__name__)
@@ -36,7 +37,7 @@ DEFAULT_CACHE_DIR = "outputs/terminal_fixtures"
 
 def _action(text: str) -> Action | None:
     try:
-        return parse_action(text)
+        return parse_action(strip_markers(text))  # a copy pointer's marker: its span follows it (`protocol.pointers`)
     except ProtocolError:
         return None
 

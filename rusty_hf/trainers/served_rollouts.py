@@ -47,6 +47,7 @@ from transformers import (
 )
 
 from rusty_hf.inference.decoding import MAX_PHRASE_REPEATS, reply_processors
+from rusty_hf.protocol.pointers import mark_conversation, uses_pointers
 from rusty_hf.tokenizer import generation_eos_ids
 
 logger = logging.getLogger(__name__)
@@ -298,7 +299,10 @@ class ServedRollouts:
         from trl.models.utils import unwrap_model_for_generation
         from trl.trainer.utils import pad
 
-        prompt_ids = trainer._tokenize_prompts(prompts)[0]  # TRL's own chat templating
+        # a pointer model reads a terminal prompt marked (`protocol.pointers`), as it was trained and as it is served
+        pointing = uses_pointers(trainer.accelerator.unwrap_model(trainer.model))
+        shown = [mark_conversation(p) if pointing and self.served(p) else p for p in prompts]
+        prompt_ids = trainer._tokenize_prompts(shown)[0]  # TRL's own chat templating
         scoring, training = self._scoring_for(trainer), trainer.model.training
         scoring.begin(training)
         served = [i for i, p in enumerate(prompts) if self.served(p)]
@@ -318,7 +322,7 @@ class ServedRollouts:
         if served:
             workspaces = [self.workspace(prompts[i]) for i in served]
             protocol = reply_processors(
-                tokenizer, [prompts[i] for i in served], max_new_tokens=config.max_new_tokens, copy=self.copy,
+                tokenizer, [shown[i] for i in served], max_new_tokens=config.max_new_tokens, copy=self.copy,
                 workspace_names=[w[0] for w in workspaces], workspace_roots=[w[1] for w in workspaces],
                 max_phrase_repeats=self.max_phrase_repeats)  # fmt: skip
             protocol_rows = _OnRows(protocol, served)
