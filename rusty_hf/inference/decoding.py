@@ -23,7 +23,7 @@ from transformers import LogitsProcessorList, PreTrainedTokenizerBase
 
 from rusty_hf.protocol import ProtocolLogitsProcessor
 from rusty_hf.protocol.copying import copy_sources, copy_targets
-from rusty_hf.protocol.pointers import is_marked, last_request, pointer_token_ids
+from rusty_hf.protocol.pointers import is_marked, last_request, pointer_token_ids, unmarked
 from rusty_hf.tokenizer import generation_eos_ids
 
 MAX_PHRASE_REPEATS = 3  # issue 37: no reply repeats a phrase more than three times
@@ -58,7 +58,7 @@ def reply_processors(
         return processors
     names = None
     if copy:
-        names = [copy_targets(copy_sources(conversation), workspace_names[i] if workspace_names else (),
+        names = [copy_targets(copy_sources(unmarked(conversation)), workspace_names[i] if workspace_names else (),
                               workspace_roots[i] if workspace_roots else None)
                  for i, conversation in enumerate(conversations)]  # fmt: skip
     requests = [last_request(conversation) for conversation in conversations]

@@ -682,7 +682,4 @@ def copy_sources(messages: list[dict]) -> list[str]:
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=None)
     if last_user is None:
         return []
-    from rusty_hf.protocol.pointers import strip_markers  # a marked request (`pointers`) copies as the user typed it
-
-    return [strip_markers(m["content"]) if m.get("role") == "user" else m["content"]
-            for m in messages[last_user:] if m.get("role") in ("user", "tool") and m.get("content")]  # fmt: skip
+    return [m["content"] for m in messages[last_user:] if m.get("role") in ("user", "tool") and m.get("content")]

@@ -191,6 +191,12 @@ def pointer_token_ids(tokenizer, request: str) -> dict[int, list[int]]:
     return out
 
 
+def unmarked(messages: list[dict]) -> list[dict]:
+    """The chat with its user messages as the user typed them (what the copy bias copies from)."""
+    return [{**m, "content": strip_markers(m["content"])} if m.get("role") == "user" and isinstance(m.get("content"), str)
+            else m for m in messages]  # fmt: skip
+
+
 def uses_pointers(model) -> bool:
     """Whether a model was trained on marked requests (``config.copy_pointers``, set by `recipes/sft.py`)."""
     return bool(getattr(getattr(model, "config", None), "copy_pointers", False))
@@ -198,4 +204,4 @@ def uses_pointers(model) -> bool:
 
 __all__ = ["MARKERS", "POINTED_FIELDS", "Span", "has_markers", "is_marked", "last_request", "mark_action",
            "mark_conversation", "mark_request", "mark_value", "pointer_targets", "pointer_token_ids", "request_spans",
-           "strip_markers", "uses_pointers"]  # fmt: skip
+           "strip_markers", "unmarked", "uses_pointers"]  # fmt: skip
