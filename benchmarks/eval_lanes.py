@@ -1,6 +1,7 @@
-"""Benchmark: how the quickstart's evaluations share 2 CPU cores (stage 5 runs them in two lanes, one thread each).
+"""Benchmark: how the quickstart's evaluations share 2 CPU cores (its evaluation stage runs them in two lanes, one
+thread each).
 
-Decoding the 4-layer model spends its time in Python (the constrained decoder, the copy bias, the sandbox that judges
+Decoding the tiny model spends its time in Python (the constrained decoder, the copy bias, the sandbox that judges
 each action), one core per process: a second torch thread buys nothing, and two processes at two threads each fight
 over the cores. This runs the held-out terminal evaluation (`recipes/evaluate.py --suite terminal`) of one model four
 ways and times each: alone at the default threads, alone at one thread, two side by side at one thread each, two side

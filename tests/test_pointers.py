@@ -155,14 +155,15 @@ def test_a_span_with_a_space_is_no_path_and_no_program(tokenizer):
 
 def test_rewards_read_a_completion_without_its_markers():
     from rusty_hf.rewards.extract import completion_text
-    from rusty_hf.rewards.terminal import _action
+    from rusty_hf.rewards.terminal import _turns
 
     marked = mark_action(SED, REQUEST)
     assert completion_text(marked) == SED
     assert completion_text([{"role": "assistant", "content": marked}]) == SED
     call = {"function": {"name": "CMD", "arguments": {"command": json.loads(marked, strict=False)["command"]}}}
     assert completion_text([{"role": "assistant", "content": "", "tool_calls": [call]}]) == SED
-    assert _action(marked).command == "sed -i 's/rapid/mighty/' notes.txt"
+    assert _turns(marked)[0].command == "sed -i 's/rapid/mighty/' notes.txt"
+    assert _turns([{"role": "assistant", "content": "", "tool_calls": [call]}])[0].command == "sed -i 's/rapid/mighty/' notes.txt"
 
 
 def test_training_rows_point_at_what_the_generator_copied_and_strip_back_to_the_reference():

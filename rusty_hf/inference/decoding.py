@@ -61,9 +61,9 @@ def reply_processors(
         names = [copy_targets(copy_sources(unmarked(conversation)), workspace_names[i] if workspace_names else (),
                               workspace_roots[i] if workspace_roots else None)
                  for i, conversation in enumerate(conversations)]  # fmt: skip
-    requests = [last_request(conversation) for conversation in conversations]
-    marked = any(is_marked(m["content"]) for c in conversations for m in c if m.get("role") == "user")
-    pointers = [pointer_token_ids(tokenizer, r) for r in requests] if marked else None  # a pointer model's chat
+    pointers = None
+    if any(is_marked(m["content"]) for c in conversations for m in c if m.get("role") == "user"):  # a pointer model's chat
+        pointers = [pointer_token_ids(tokenizer, last_request(conversation)) for conversation in conversations]
     processors.append(ProtocolLogitsProcessor(tokenizer, prompt_length=prompt_length, max_new_tokens=max_new_tokens,
                                               copy_names=names, max_phrase_repeats=max_phrase_repeats, pointers=pointers))
     return processors

@@ -188,8 +188,9 @@ class ProtocolLogitsProcessor(LogitsProcessor):
                 # typed as the copy bias types its slots: a span with a space is no path and no program
                 value = bytes(row.text[len(row.text) - row.length :])
                 one_word = fields[row.state] == "path" or (fields[row.state] == "command" and b" " not in value)
-                ids = [m for m, forced in row.pointers.items() if not (one_word and self._spaced(forced))
-                       and (left is None or len(forced) + self.table.step_state(row.state).max_distance < left)]
+                room = None if left is None else left - self.table.step_state(row.state).max_distance
+                ids = [m for m, forced in row.pointers.items()
+                       if not (one_word and self._spaced(forced)) and (room is None or len(forced) < room)]
                 if ids:
                     ids = torch.tensor(ids, device=scores.device)
                     scores[i, ids] = raw[i, ids]

@@ -21,15 +21,13 @@ multi-turn request, its last message. Registered as ``terminal``::
 from __future__ import annotations
 
 import functools
-import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from rusty_hf.protocol import Action, ProtocolError, parse_action
-from rusty_hf.protocol.pointers import strip_markers
-from rusty_hf.rewards.extract import completion_text
+from rusty_hf.rewards.extract import _call_as_action, completion_text
 
 logger = logging.getLogger(__name__)
 DEFAULT_CACHE_DIR = "outputs/terminal_fixtures"
@@ -37,7 +35,7 @@ DEFAULT_CACHE_DIR = "outputs/terminal_fixtures"
 
 def _action(text: str) -> Action | None:
     try:
-        return parse_action(strip_markers(text))  # a copy pointer's marker: its span follows it (`protocol.pointers`)
+        return parse_action(text)
     except ProtocolError:
         return None
 
@@ -45,20 +43,14 @@ def _action(text: str) -> Action | None:
 def _turns(completion: str | Sequence[Mapping]) -> tuple[Action | None, Action | None]:
     """(first action, last action) of a completion: the same for one turn; tool calls count as actions."""
     if isinstance(completion, str):
-        action = _action(completion)
+        action = _action(completion_text(completion))  # without a copy pointer's markers (`protocol.pointers`)
         return action, action
     actions = []
     for message in completion:
         if message.get("role", "assistant") != "assistant":
             continue
-        for call in message.get("tool_calls") or []:
-            function = call.get("function", call)
-            args = function.get("arguments") or {}
-            args = json.loads(args) if isinstance(args, str) else args
-            try:
-                actions.append(Action(function.get("name"), **args))
-            except (ProtocolError, TypeError):
-                actions.append(None)
+        # each call as the action it was parsed from, without a copy pointer's markers
+        actions += [_action(_call_as_action(call)) for call in message.get("tool_calls") or []]
         if message.get("content"):
             actions.append(_action(completion_text([message])))
     return (actions[0], actions[-1]) if actions else (None, None)
