@@ -45,6 +45,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+logger = logging.getLogger(__name__)
+
 EXIT_USER_ERROR = 2  # argparse's own status for a bad command line
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C
 
@@ -119,27 +121,53 @@ def run_recipe(prog: str, parser: Any, main: Callable[..., object], argv: list[s
         main(*parsed)
 
     status = run_cli(prog, parse_and_run, argv)
-    leave_process_group()
+    leave_process_group(status)
     if os.environ.get("TORCHELASTIC_RUN_ID"):  # a rank of `accelerate launch` / torchrun
         exit_launched_rank(status)
     return status
 
 
-def leave_process_group() -> None:
+def leave_process_group(status: int = 0, timeout_s: float = 1800.0) -> None:
     """Destroy the process group a launch made (``accelerate launch``, torchrun) once the recipe is done, and free it.
 
     Left to interpreter exit, gloo's threads can abort a process whose work is already saved ("terminate called
     without an active exception", exit -6: a GRPO under FSDP2 and an SFT under DDP in CI runs), failing the launch.
-    Destroying the group is not enough: the trainer's DDP wrapper holds it through reference cycles (its reducer)
-    that only the garbage collector breaks, so its threads lived on to interpreter teardown. Collecting here joins
-    them while the interpreter is whole (`tests/test_launch.py` checks that no gloo thread is left at exit); what
-    C++ still holds (FSDP2) is left to `exit_launched_rank`."""
+    The trainer's DDP wrapper holds the group through reference cycles (its reducer) that only the garbage
+    collector breaks, so the group's threads would live on to interpreter teardown.
+
+    The order matters. The ranks first meet at a barrier (gloo's waits for every collective a rank has queued), so
+    no work is left in flight on either side. The collector then frees the reducer while the group is still
+    registered, so the reducer's reference is not the last. When it was (the group destroyed first, then
+    collected), the group's destructor ran inside ``gc.collect``, where gloo's destructor waits for its worker
+    threads: a rank of a saved SFT sat there, its gloo threads waiting, until the launch timed out
+    (`tests/test_launch.py`, in one fresh-clone run; a py-spy dump showed the main thread in that collection).
+    Destroying the group then drops the last reference from Python, and a second collection frees what is left
+    (`tests/test_launch.py` checks that no gloo thread is alive at exit). A rank that failed (``status`` not 0)
+    skips the barrier and leaves, which gloo reports to the ranks waiting there at once; a peer that does not
+    reach it within ``timeout_s`` (gloo's default 30 minutes: rank 0 may still be pushing to the Hub) is left to the
+    launcher. Either way the group is not waited on. What C++ still holds (FSDP2) is left to `exit_launched_rank`."""
     dist = sys.modules.get("torch.distributed")
     if dist is None or not dist.is_available():
         return
     if dist.is_initialized():
+        if dist.get_world_size() > 1 and not _peers_meet(dist, status, timeout_s):
+            return
+        gc.collect()
         dist.destroy_process_group()
     gc.collect()
+
+
+def _peers_meet(dist: Any, status: int, timeout_s: float) -> bool:
+    """Whether every rank reached this point with its collectives done (a barrier with a bounded wait)."""
+    if status != 0:
+        return False
+    from datetime import timedelta
+
+    try:
+        return bool(dist.barrier(async_op=True).wait(timeout=timedelta(seconds=timeout_s)))
+    except Exception as err:  # a peer that failed or left: gloo reports it here, or the wait times out
+        logger.warning("leaving the process group without its peers (%s); the launcher ends the run", err)
+        return False
 
 
 def exit_launched_rank(status: int) -> None:

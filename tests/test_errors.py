@@ -128,6 +128,45 @@ def test_a_launched_rank_runs_its_exit_handlers_and_keeps_its_status(tmp_path, f
     assert ("sft.py: bad value. Fix: a good one." in proc.stderr) == bool(status)
 
 
+TWO_RANKS = """
+import os, sys, time
+import torch, torch.distributed as dist
+from rusty_hf.errors import leave_process_group
+
+store, rank, status = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+dist.init_process_group("gloo", init_method="file://" + store, rank=rank, world_size=2)
+total = torch.ones(4)
+dist.all_reduce(total)
+start = time.monotonic()
+leave_process_group(status, timeout_s=600)
+print(f"{float(total.sum())} {dist.is_initialized()} {time.monotonic() - start:.1f}", end="", flush=True)
+os._exit(0)  # as a launched rank leaves (`exit_launched_rank`): a group left alive is not torn down
+"""
+
+
+@pytest.mark.parametrize("statuses", [(0, 0), (0, 1)])
+def test_two_ranks_leave_their_group_together_or_without_a_failed_peer(tmp_path, statuses):
+    """`leave_process_group` on two gloo ranks: done ranks meet at a barrier, free the group and return; a rank
+    whose peer failed (its status not 0: it skips the barrier and leaves) is told so by gloo at once (not at the end
+    of its bounded wait) and returns with the group left to the launcher."""
+    script = tmp_path / "rank.py"
+    script.write_text(TWO_RANKS)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
+    procs = [subprocess.Popen([sys.executable, str(script), str(tmp_path / "store"), str(rank), str(status)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for rank, status in enumerate(statuses)]
+    outs = [proc.communicate(timeout=120) for proc in procs]
+    assert [proc.returncode for proc in procs] == [0, 0], [err[-2000:] for _, err in outs]
+    assert [out.split()[0] for out, _ in outs] == ["8.0", "8.0"]  # the group worked before it was left
+    initialized = [out.split()[1] for out, _ in outs]
+    if statuses == (0, 0):
+        assert initialized == ["False", "False"]
+    else:
+        assert initialized[1] == "True"  # the failed rank left its group to the launcher's exit
+        assert float(outs[0][0].split()[2]) < 60, outs[0]  # of the 600 s it would wait
+        assert "leaving the process group without its peers" in outs[0][1]
+
+
 def test_a_missing_config_file_names_itself(capsys, tmp_path):
     parser = TrlParser((RLScriptArguments, SFTConfig, ModelConfig))
     assert run_recipe("sft.py", parser, lambda *parsed: None, ["--config", str(tmp_path / "nope.yaml")]) == 2
