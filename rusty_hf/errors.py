@@ -43,6 +43,7 @@ import os
 import sys
 import warnings
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 logger = logging.getLogger(__name__)
@@ -161,8 +162,6 @@ def _peers_meet(dist: Any, status: int, timeout_s: float) -> bool:
     """Whether every rank reached this point with its collectives done (a barrier with a bounded wait)."""
     if status != 0:
         return False
-    from datetime import timedelta
-
     try:
         return bool(dist.barrier(async_op=True).wait(timeout=timedelta(seconds=timeout_s)))
     except Exception as err:  # a peer that failed or left: gloo reports it here, or the wait times out

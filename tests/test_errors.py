@@ -129,7 +129,7 @@ def test_a_launched_rank_runs_its_exit_handlers_and_keeps_its_status(tmp_path, f
 
 
 TWO_RANKS = """
-import os, sys, time
+import os, sys
 import torch, torch.distributed as dist
 from rusty_hf.errors import leave_process_group
 
@@ -137,9 +137,8 @@ store, rank, status = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 dist.init_process_group("gloo", init_method="file://" + store, rank=rank, world_size=2)
 total = torch.ones(4)
 dist.all_reduce(total)
-start = time.monotonic()
-leave_process_group(status, timeout_s=600)
-print(f"{float(total.sum())} {dist.is_initialized()} {time.monotonic() - start:.1f}", end="", flush=True)
+leave_process_group(status, timeout_s=3600)  # longer than the test waits: a rank that waited it out fails it
+print(f"{float(total.sum())} {dist.is_initialized()}", end="", flush=True)
 os._exit(0)  # as a launched rank leaves (`exit_launched_rank`): a group left alive is not torn down
 """
 
@@ -163,7 +162,6 @@ def test_two_ranks_leave_their_group_together_or_without_a_failed_peer(tmp_path,
         assert initialized == ["False", "False"]
     else:
         assert initialized[1] == "True"  # the failed rank left its group to the launcher's exit
-        assert float(outs[0][0].split()[2]) < 60, outs[0]  # of the 600 s it would wait
         assert "leaving the process group without its peers" in outs[0][1]
 
 
