@@ -393,6 +393,33 @@ def test_threads_asking_for_one_run_at_once_all_get_that_run(training, tmp_path)
     assert len(set(outputs)) == 1 and outputs[0].strip().isdigit()
 
 
+def test_a_reference_run_shows_the_same_on_every_build_of_the_fixture(training, tmp_path):
+    """File times come from the fixture's history and the run's uid has a name: two builds, one listing."""
+    from rusty_hf.data.terminal.checks import RUNS
+    from rusty_hf.data.terminal.fixtures import file_times
+
+    fixture = training[0].fixture
+    first, second = materialize(fixture, tmp_path / "a"), materialize(fixture, tmp_path / "b")
+    command = "ls -l; ls -ld . .git; ls -lR */; git log -1 --format=%cd"  # not ..: the sandbox makes it at the start
+    shown = [RUNS.run(root, command, 30)[0] for root in (first, second)]
+    assert shown[0] == shown[1] and "sandbox" in shown[0] and "2026" in shown[0]
+    times = file_times(fixture)
+    assert all(int((first / path).stat().st_mtime) == when for path, when in times.items())
+    assert times["notes.txt"] > times["README.md"] == 1767261600  # edited after the first commit (2026-01-01)
+
+
+def test_what_a_run_shows_next_has_no_timing_while_the_checks_read_the_output_as_printed(training, tmp_path):
+    """Durations a tool prints about itself are the one part of a reference run that changes from run to run:
+    the result text the next turn (and an SFT row) shows writes them as zero; the checks see them as printed."""
+    from rusty_hf.data.terminal.checks import RUNS, steady
+
+    root = materialize(training[0].fixture, tmp_path)
+    observation, output, _ = RUNS.run(root, "echo 'Ran 3 tests in 0.041s'; echo 'done in 12.5s, in 3s'", 30)
+    assert "Ran 3 tests in 0.041s" in output and "Ran 3 tests in 0.000s" in observation
+    assert "done in 0.0s, in 3s" in observation
+    assert steady("Finished `dev` profile in 1.27s\n1 passed in 0.02s") == "Finished `dev` profile in 0.00s\n1 passed in 0.00s"
+
+
 def test_a_run_that_writes_shows_its_files_after_and_leaves_the_fixture_as_it_was(training, tmp_path):
     """Reads run on the fixture itself (a trial writes nothing there); a command that writes is applied to a copy."""
     from rusty_hf.data.terminal.checks import RUNS, fixture_files

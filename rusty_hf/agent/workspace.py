@@ -25,7 +25,9 @@ through directory file descriptors opened with ``O_NOFOLLOW`` and replace the fi
 
 The workspace's own ``.git`` (a directory, not a link) is bound read-only into the run where the
 sandbox has bubblewrap, so ``git status``/``log``/``diff``/``show`` work and nothing can change the
-repository; without bubblewrap, commands see no repository.
+repository; without bubblewrap, commands see no repository. There, too, a command's uid (one of its own per run)
+is named ``sandbox`` (`SANDBOX_USER`): ``ls -l`` shows that name, the same from run to run, and each file's and
+folder's modification time as the work dir has it.
 
 Where this machine has a Rust toolchain (``rustc`` found as the Rust reward finds it), commands
 see it read-only: ``cargo``, ``rustc``, ``rustfmt`` and clippy of the toolchain's sysroot are on
@@ -70,6 +72,9 @@ EXCLUDED_DIRS = frozenset(
 )
 _EXCLUDED_FOLDED = frozenset(name.casefold() for name in EXCLUDED_DIRS)
 DEFAULT_LIMITS = Limits(output_bytes=16 << 20)
+# The name the sandbox gives each command's own uid, so `ls -l` and `whoami` show it rather than a number that
+# changes with every run (and that training rows built from reference runs would otherwise carry).
+SANDBOX_USER = "sandbox"
 MAX_UNDO_STEPS = 20  # undo steps kept (each holds the old bytes of the files it changed)
 # What an undo step holds per path beside a file's old bytes (None: the step made the file)
 FOLDER_MADE, FOLDER_REMOVED = "folder made", "folder removed"
@@ -400,6 +405,16 @@ class Workspace:
             )
         return files, frozenset(folders)
 
+    def _mtimes(self, names: list[str]) -> dict[str, int]:
+        """The modification times (ns) of the work dir's files and folders, for the copy a command runs on."""
+        times = {}
+        for name in names:
+            try:
+                times[name] = os.stat(self.root / name, follow_symlinks=False).st_mtime_ns
+            except OSError:  # gone since it was read: the copy keeps the time it is written at
+                pass
+        return times
+
     def run(self, command: str, approve: Approve | None = None) -> CommandResult:
         """Run ``command`` with ``/bin/sh`` in the sandbox on a copy of the workspace, then apply its file changes.
 
@@ -433,6 +448,7 @@ class Workspace:
             ["/bin/sh", "-c", script], files=files, timeout=self.timeout, limits=self.limits, env=env,
             ro_paths=ro_paths, collect_files=True, skip_dirs=sorted(EXCLUDED_DIRS), workdir_ro_binds=binds,
             dirs=sorted(folders),  # an empty folder has no file to carry it into the copy
+            user=SANDBOX_USER, mtimes=self._mtimes([".", *files, *folders]),
         )  # fmt: skip
         out = CommandResult(command, result.returncode, result.stdout + result.stderr, result.timed_out)
         killed = result.returncode is None or result.returncode < 0 or result.limit_hit is not None

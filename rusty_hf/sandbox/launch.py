@@ -51,14 +51,21 @@ from rusty_hf.sandbox.limits import (
     prlimit_argv,
     ulimit_script,
 )
-from rusty_hf.sandbox.namespaces import WORKDIR, bwrap_argv, check_ro_paths, close_fds, unshare_argv
+from rusty_hf.sandbox.namespaces import WORKDIR, bwrap_argv, check_ro_paths, check_user, close_fds, unshare_argv
 from rusty_hf.sandbox.netns_pool import Netns, NetnsPool, pool_for_process
 from rusty_hf.sandbox.channel import Channel, converse
 from rusty_hf.sandbox.output import OutputPump
 from rusty_hf.sandbox.processes import kill_uid
 from rusty_hf.sandbox.readback import read_back
 from rusty_hf.sandbox.start_gate import StartGate
-from rusty_hf.sandbox.workdir import check_dirs, check_files, host_workdir_parent, make_host_workdir, remove_host_workdir
+from rusty_hf.sandbox.workdir import (
+    check_dirs,
+    check_files,
+    host_workdir_parent,
+    make_host_workdir,
+    parent_dirs,
+    remove_host_workdir,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -162,6 +169,8 @@ def _plan(
     collect: bool = False,
     workdir_ro_binds: Mapping[str, str] | None = None,
     dirs: Sequence[str] = (),
+    user: str | None = None,
+    mtimes: Mapping[str, int] | None = None,
 ) -> _Launch:
     """Build the wrapper chain for one run, borrow its cgroups and make its work dir."""
     uid = run_uid() if caps.switches_uid else None
@@ -205,12 +214,15 @@ def _plan(
             inner += setpriv_argv(caps.setpriv, uid, no_new_privs=not caps.bwrap)
         if collect:  # a work dir the host owns and reads back itself (see readback.py)
             parent = host_workdir_parent(2 * limits.disk_mb)
-            launch.host_workdir = make_host_workdir(files, owner=uid, parent=parent, dirs=dirs)
+            # The binds' mount points made here, so mounting them changes no time ``mtimes`` set.
+            mount_points = [*dirs, *(workdir_ro_binds or {}).values()] if caps.bwrap else dirs
+            launch.host_workdir = make_host_workdir(files, owner=uid, parent=parent, dirs=mount_points, mtimes=mtimes)
         if caps.bwrap:
             outer, file_fds = bwrap_argv(
                 caps.bwrap, files=files, ro_paths=ro_paths, network=network, disk_mb=limits.disk_mb,
                 as_root=caps.root, fresh_netns=fresh_netns, extra=launch.gate.bwrap_args if launch.gate else (),
                 workdir_bind=launch.host_workdir, workdir_ro_binds=workdir_ro_binds, dirs=dirs,
+                user=None if user is None else (user, uid if uid is not None else os.getuid()),
             )  # fmt: skip
             launch.pass_fds += file_fds
             launch.bwrap = True
@@ -297,12 +309,20 @@ def launch_run(
     workdir_ro_binds: Mapping[str, str] | None = None,
     session: Callable[[Channel], object] | None = None,
     dirs: Sequence[str] = (),
+    user: str | None = None,
+    mtimes: Mapping[str, int] | None = None,
 ) -> SandboxResult:
     """``runner.run`` with the layers given: the capability probes run through it (``capabilities.py``)."""
     argv = _check_args(argv, timeout)
     limits = limits if limits is not None else Limits()
     checked_files, ro = check_files(files), check_ro_paths(ro_paths)
     checked_dirs = check_dirs(dirs, checked_files)
+    user = check_user(user)
+    if mtimes and not collect_files:
+        raise ValueError("mtimes needs collect_files=True (the in-memory work dir's files are written at the run's start)")
+    stray = sorted(set(mtimes or ()) - {".", *checked_files, *parent_dirs(checked_files, checked_dirs)})
+    if stray:
+        raise ValueError(f"mtimes: {stray[0]!r} is neither a file nor a folder of the work dir")
     total = sum(len(content) for content in checked_files.values())
     if total > limits.disk_mb << 20:
         raise ValueError(f"files hold {total >> 20} MB, more than Limits.disk_mb={limits.disk_mb}; raise disk_mb")
@@ -311,7 +331,7 @@ def launch_run(
         if not os.path.isabs(host) or any(name == target or name.startswith(target + "/") for name in checked_files):
             raise ValueError(f"workdir_ro_binds: {host!r} -> {target!r} needs an absolute host path and a target no file uses")
     plan = _plan(argv, checked_files, limits, network, ro, env, caps, collect=collect_files,
-                 workdir_ro_binds=workdir_ro_binds, dirs=checked_dirs)  # fmt: skip
+                 workdir_ro_binds=workdir_ro_binds, dirs=checked_dirs, user=user, mtimes=mtimes)  # fmt: skip
     try:
         result = _execute(plan, limits, timeout, session)
         if collect_files:

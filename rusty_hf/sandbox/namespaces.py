@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 
@@ -33,6 +34,26 @@ _ETC_FILES = ("/etc/ld.so.cache", "/etc/alternatives")
 _DEV_NODES = ("null", "zero", "random", "urandom")
 _DEV_LINKS = (("/proc/self/fd", "fd"), ("/proc/self/fd/0", "stdin"), ("/proc/self/fd/1", "stdout"), ("/proc/self/fd/2", "stderr"))
 _ETC_NETWORK = ("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ssl", "/etc/ca-certificates")
+
+
+_USER_NAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
+NOBODY = 65534  # the overflow uid and gid: what a user namespace shows for ids it does not map
+
+
+def check_user(name: str | None) -> str | None:
+    """A name ``/etc/passwd`` may hold (lowercase, as ``useradd`` takes them), or ValueError."""
+    if name is not None and (not isinstance(name, str) or not _USER_NAME.fullmatch(name) or name in ("root", "nobody")):
+        raise ValueError(f"user must be a lowercase login name other than root and nobody, like 'sandbox'; got {name!r}")
+    return name
+
+
+def account_files(name: str, uid: int) -> dict[str, bytes]:
+    """``/etc/passwd`` and ``/etc/group`` for a run whose uid and gid are ``uid``: root, ``name`` and nobody only."""
+    users = [("root", 0, "/root"), (name, uid, WORKDIR), ("nobody", NOBODY, "/nonexistent")]
+    users = [u for i, u in enumerate(users) if all(u[1] != other[1] for other in users[:i])]  # uid 0: root alone
+    passwd = "".join(f"{who}:x:{n}:{n}:{who}:{home}:/bin/sh\n" for who, n, home in users)
+    group = "".join(f"{'nogroup' if n == NOBODY else who}:x:{n}:\n" for who, n, _ in users)
+    return {"/etc/passwd": passwd.encode(), "/etc/group": group.encode()}
 
 
 def _covered(path: str, roots: Sequence[str]) -> bool:
@@ -138,6 +159,7 @@ def bwrap_argv(
     workdir_bind: str | None = None,
     workdir_ro_binds: Mapping[str, str] | None = None,
     dirs: Sequence[str] = (),
+    user: tuple[str, int] | None = None,
 ) -> tuple[list[str], list[int]]:
     """The bwrap prefix for one run and the memfds it reads the files from (caller closes them).
 
@@ -150,6 +172,8 @@ def bwrap_argv(
     ``workdir_ro_binds``: host directories bound read-only inside the work dir, ``{host_path:
     relative_target}`` (the workspace's ``.git``: git commands read it, nothing writes it).
     ``dirs``: folders the in-memory work dir holds besides the files' parents (empty ones).
+    ``user``: ``(name, uid)``, the run's uid as it runs: ``/etc/passwd`` and ``/etc/group`` naming it
+    (`account_files`), so ``ls -l`` shows that name; none of the host's accounts.
 
     ``as_root``: bwrap runs as real root, so it skips the user namespace (inside it only uid 0
     would be mapped) and keeps CAP_SETUID/SETGID/SETPCAP for the ``setpriv`` that follows, which
@@ -192,6 +216,9 @@ def bwrap_argv(
     fds: list[int] = []
     try:
         args += _files_args(files, fds, dirs) if workdir_bind is None else []
+        for path, content in account_files(*user).items() if user else ():
+            fds.append(_memfd(path, content))
+            args += ["--perms", "0644", "--file", str(fds[-1]), path]
     except BaseException:
         close_fds(fds)
         raise

@@ -45,6 +45,8 @@ def run(
     workdir_ro_binds: Mapping[str, str] | None = None,
     session: Callable[[Channel], object] | None = None,
     dirs: Sequence[str] = (),
+    user: str | None = None,
+    mtimes: Mapping[str, int] | None = None,
 ) -> SandboxResult:
     """Run ``argv`` in a fresh work dir holding ``files`` (its cwd and HOME), with every layer available.
 
@@ -73,6 +75,13 @@ def run(
             (``channel.py``) that this function is called with, in this thread, once the process has
             started; the run ends, and everything it started is killed, when the function returns.
             Its return value is ``SandboxResult.session_result``; ``SandboxResult.stdout`` stays empty.
+        user: a name for the run's uid and gid, under bubblewrap only: the run's ``/etc/passwd`` and
+            ``/etc/group`` then list root, this name and nobody (nothing of the host's), so ``ls -l`` and
+            ``whoami`` show a name instead of the run's per-run uid. None: no such files (the default).
+        mtimes: ``{relative path: ns since the epoch}`` for files and folders of the work dir ("." for
+            the work dir itself), with
+            ``collect_files`` only: the modification times they have when the run starts (as on the host
+            they were copied from); the others have the time they were written at.
 
     Returns:
         A :class:`SandboxResult`. Raises ValueError for bad arguments, IsolationMissing (a
@@ -83,7 +92,7 @@ def run(
     caps = caps if caps is not None else check_isolation(capabilities())  # fail closed (isolation.py)
     return launch_run(argv, caps, files=files, timeout=timeout, limits=limits,
                       network=network, ro_paths=ro_paths, env=env, collect_files=collect_files, skip_dirs=skip_dirs,
-                      workdir_ro_binds=workdir_ro_binds, session=session, dirs=dirs)
+                      workdir_ro_binds=workdir_ro_binds, session=session, dirs=dirs, user=user, mtimes=mtimes)
 
 
 def run_python(

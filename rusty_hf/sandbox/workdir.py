@@ -82,16 +82,28 @@ def host_workdir_parent(room_mb: int) -> str | None:
     return SHM if os.path.isdir(SHM) and os.access(SHM, os.W_OK | os.X_OK) and free_mb >= room_mb else None
 
 
-def make_host_workdir(files: Mapping[str, bytes], owner: int | None, parent: str | None = None, dirs: Sequence[str] = ()) -> str:
+def make_host_workdir(
+    files: Mapping[str, bytes],
+    owner: int | None,
+    parent: str | None = None,
+    dirs: Sequence[str] = (),
+    mtimes: Mapping[str, int] | None = None,
+) -> str:
     """A fresh private temp dir (in ``parent``, default the temp dir) holding ``files`` and the folders ``dirs``
-    (checked by :func:`check_dirs`); owned by ``owner``."""
+    (checked by :func:`check_dirs`); owned by ``owner``. ``mtimes``: ``{relative path: ns since the epoch}``, the
+    modification times files and folders get, "." the work dir's own (the others keep the time they are written at)."""
     root = tempfile.mkdtemp(prefix="rusty-sandbox-", dir=parent)
     try:
-        for d in parent_dirs(files, dirs):
+        folders = parent_dirs(files, dirs)
+        for d in folders:
             os.mkdir(os.path.join(root, d))
         for name, content in files.items():
             with open(os.path.join(root, name), "wb") as f:
                 f.write(content)
+        # Folders last, deepest first, then the work dir itself ("."): writing into a folder sets its time.
+        for name in [*files, *sorted(folders, key=lambda d: -d.count("/")), "."] if mtimes else ():
+            if name in mtimes:
+                os.utime(os.path.join(root, name), ns=(mtimes[name], mtimes[name]), follow_symlinks=False)
         if owner is not None:
             for dirpath, dirnames, filenames in os.walk(root):
                 for entry in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:

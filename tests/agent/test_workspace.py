@@ -5,6 +5,7 @@ import os
 import pytest
 
 from rusty_hf.agent.workspace import PathRefused, Workspace
+from rusty_hf.sandbox import capabilities
 
 
 @pytest.fixture
@@ -52,6 +53,25 @@ def test_command_sees_files_and_its_changes_persist(ws):
     assert sorted(result.changed) == ["a.txt", "d/b.txt"]
     assert (ws.root / "a.txt").read_text() == "hello\nmore\n"
     assert (ws.root / "d/b.txt").read_text() == "new\n"
+
+
+@pytest.mark.skipif(not capabilities().bwrap, reason="the sandbox names the run's uid under bubblewrap only")
+def test_commands_run_as_a_uid_named_sandbox_whatever_uid_each_run_gets(ws):
+    """A reference run's `ls -l` is the same from run to run (the SFT rows are built from them)."""
+    ws.write_file("a.txt", "x")
+    first, second = ws.run("ls -l a.txt").output, ws.run("ls -l a.txt").output
+    assert first == second and first.split()[2:4] == ["sandbox", "sandbox"]
+
+
+def test_a_command_sees_the_times_the_work_dir_has(ws):
+    """`ls -l` answers "when was it last changed" with the user's times, not the copy's."""
+    ws.write_file("docs/old.txt", "x")
+    for path, day in (("docs/old.txt", 1_600_000_000), ("docs", 1_600_000_060), (".", 1_600_000_120)):
+        os.utime(ws.root / path, (day, day))
+    assert ws.run("stat -c '%Y %n' docs/old.txt docs .").output.splitlines()[:3] == [
+        "1600000000 docs/old.txt", "1600000060 docs", "1600000120 ."]
+    ws.run("echo y > new.txt")
+    assert ws.run("stat -c %Y docs/old.txt").output.startswith("1600000000")  # a later run: still the user's time
 
 
 def test_command_deletions_persist(ws):

@@ -115,6 +115,37 @@ def test_dev_holds_the_usual_nodes_and_a_capped_shm():
     assert sizes == "8 b'\\x00\\x00'" and shm.startswith("shm capped")
 
 
+def test_a_named_user_gets_account_files_of_its_own_and_none_of_the_hosts():
+    """``user=``: ``ls -l`` and ``whoami`` show the name, not the per-run uid; passwd lists root, it, nobody."""
+    require_layers("account files under bubblewrap", "bwrap-fs")
+    script = "touch made; ls -l made; whoami; cut -d: -f1,3 /etc/passwd; cut -d: -f1 /etc/group; id -u"
+    named = run(["sh", "-c", script], user="sandbox")
+    assert named.ok, named.stderr
+    listing, who, *accounts = named.stdout.splitlines()
+    uid = accounts.pop()
+    assert listing.split()[2:4] == ["sandbox", "sandbox"] and who == "sandbox"
+    assert accounts == ["root:0", f"sandbox:{uid}", "nobody:65534", "root", "sandbox", "nogroup"]
+    plain = run(["sh", "-c", "ls /etc; touch made; ls -n made; ls -l made"])
+    assert "passwd" not in plain.stdout and plain.stdout.splitlines()[-1].split()[2] != "sandbox"
+    with pytest.raises(ValueError, match="login name"):
+        run(["true"], user="root")
+    with pytest.raises(ValueError, match="login name"):
+        run(["true"], user="a:b\nroot")
+
+
+def test_a_collected_work_dir_starts_with_the_times_it_is_given():
+    day = 1_700_000_000
+    times = {"a.txt": day * 10**9, "d": (day + 60) * 10**9, "d/b.txt": (day + 120) * 10**9, ".": (day + 180) * 10**9}
+    files = {"a.txt": b"a", "d/b.txt": b"b", "c.txt": b"c"}
+    result = run(["stat", "-c", "%Y %n", "a.txt", "d", "d/b.txt", "."], files=files, collect_files=True, mtimes=times)
+    assert result.ok, result.stderr
+    assert result.stdout.splitlines() == [f"{day} a.txt", f"{day + 60} d", f"{day + 120} d/b.txt", f"{day + 180} ."]
+    with pytest.raises(ValueError, match="collect_files"):
+        run(["true"], files=files, mtimes=times)
+    with pytest.raises(ValueError, match="'e.txt' is neither"):
+        run(["true"], files=files, collect_files=True, mtimes={"e.txt": 0})
+
+
 def test_environment_is_clean(monkeypatch):
     monkeypatch.setenv("RUSTY_TEST_SECRET", "hunter2")
     result = run_python("import os\nprint(sorted(os.environ))")

@@ -156,10 +156,21 @@ def _normal(content: str | None) -> str | None:
 _Tree = tuple[dict[str, bytes], frozenset[str]]  # a work dir's files and folders (`Workspace.tree`)
 
 
+# A duration a tool prints about itself: unittest's "Ran 3 tests in 0.001s", pytest's "in 0.02s", cargo's "in 0.35s".
+_DURATION = re.compile(r"(?<=\bin )\d+\.\d+(?=s\b)")
+
+
+def steady(observation: str) -> str:
+    """``observation`` with each duration a tool printed about itself written as zero, to the same decimals
+    ("in 0.000s"): the one part of a reference run's result that changes from run to run (the sandbox names
+    the run's uid, `Workspace`), so the SFT rows built from them are the same on every build."""
+    return _DURATION.sub(lambda m: "0." + "0" * len(m.group().split(".")[1]), observation)
+
+
 class _Runs:
     """(fixture, command) -> (result text, output, (files, folders) after), run once per process: threads asking
-    for the same run at once wait for the first. A command is nearly deterministic on a fixture, not quite
-    (`unittest` prints its time), and the SFT rows, the reward and the saved outputs must all see the one run."""
+    for the same run at once wait for the first. The result text, what the next turn is shown, is `steady`; the
+    output the checks read is as printed. The SFT rows, the reward and the saved outputs all see the one run."""
 
     def __init__(self) -> None:
         self._done: dict[tuple[str, str], tuple[str, str, _Tree]] = {}
@@ -193,7 +204,7 @@ class _Runs:
                     ws = Workspace(copy_fixture(root, Path(tmp) / "w"), timeout=timeout)
                     result = ws.apply(trial)
                     tree = ws.tree()
-            observation, output = result.describe(MAX_OBSERVATION_CHARS), result.output
+            observation, output = steady(result.describe(MAX_OBSERVATION_CHARS)), result.output
         with self._lock:
             self._done[key] = (observation, output, tree)
             self._running.pop(key, None)

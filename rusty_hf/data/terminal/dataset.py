@@ -40,7 +40,14 @@ from pathlib import Path
 
 from rusty_hf.data.terminal.catalog import all_intents
 from rusty_hf.data.terminal.checks import COMMAND_TIMEOUT_S, RUNS, Check, files_after, judge
-from rusty_hf.data.terminal.fixtures import EvolvedFixture, Fixture, materialize, python_fixture, rust_fixture
+from rusty_hf.data.terminal.fixtures import (
+    EvolvedFixture,
+    Fixture,
+    cached_fixture_dir,
+    materialize,
+    python_fixture,
+    rust_fixture,
+)
 from rusty_hf.data.terminal.intents import HELD_OUT_INTENTS, Case, Intent, cmd, render
 from rusty_hf.data.terminal.values import ValuePool, is_new_value
 from rusty_hf.protocol.actions import action_json, parse_action
@@ -458,7 +465,7 @@ def observation(request: Request, cache_dir: str | Path) -> str:
     """What the terminal shows after the reference action of a request: a CMD's run in the sandbox (once),
     or the line a written EDIT gets.
 
-    A CMD's is kept beside the fixture (``<key>.outputs/<sha of the command>``), so rebuilding the SFT
+    A CMD's is kept beside the fixture (``<fixture folder>.outputs/<sha of the command>``), so rebuilding the SFT
     data does not run the same command again.
     """
     first = request.case.actions[0]
@@ -466,7 +473,8 @@ def observation(request: Request, cache_dir: str | Path) -> str:
         return f"wrote {first['path']} ({len(first['content'])} chars)"
     root = materialize(request.fixture, cache_dir)
     command = first["command"]
-    saved = Path(cache_dir) / f"{request.fixture.key}.outputs" / hashlib.sha256(command.encode()).hexdigest()[:16]
+    folder = cached_fixture_dir(request.fixture, cache_dir)
+    saved = folder.with_name(folder.name + ".outputs") / hashlib.sha256(command.encode()).hexdigest()[:16]
     if saved.is_file():
         return saved.read_text(encoding="utf-8")
     text = RUNS.run(root, command, timeout=60)[0]

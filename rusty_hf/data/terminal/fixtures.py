@@ -192,8 +192,10 @@ def workspace_paths(fixture: Fixture) -> list[str]:
     return listed_paths(fixture.tree_files())
 
 
-def _git(root: Path, *args: str, stdin: bytes | None = None) -> None:
-    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, input=stdin, env={**os.environ, **GIT_ENV})
+def _git(root: Path, *args: str, stdin: bytes | None = None, when: int | None = None) -> None:
+    """``git -C root ARGS``; ``when``: the time its reflog entries get (s since the epoch), not the clock's."""
+    env = {**os.environ, **GIT_ENV, **({"GIT_COMMITTER_DATE": f"{when} +0000"} if when is not None else {})}
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, input=stdin, env=env)
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -235,15 +237,47 @@ def _as_committed(message: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Bumped when what a cached fixture folder or a saved output holds changes, so a cache that older code filled is
+# not mixed in (2: file times from the history, the sandbox's named uid, durations written as zero).
+CACHE_VERSION = 2
+_EDITED_AFTER_S = 3600  # the uncommitted changes: an hour after the last commit
+
+
+def cached_fixture_dir(fixture: Fixture, cache_dir: str | os.PathLike) -> Path:
+    """Where `materialize` keeps ``fixture`` in ``cache_dir`` (the saved outputs go beside it, `dataset.observation`)."""
+    return Path(cache_dir) / f"{fixture.key}.{CACHE_VERSION}"
+
+
+def file_times(fixture: Fixture) -> dict[str, int]:
+    """Each file's and folder's modification time (s since the epoch) in a materialized fixture: a file's last
+    commit (`_history`), the uncommitted changes an hour after the last one, a folder (and the fixture's own, ".")
+    the latest of its entries, ``.git`` the last commit.
+    Fixed, so `ls -l` prints the same on every build (and a "when was it last changed" answer is the history's)."""
+    times: dict[str, int] = {}
+    for day, (_, changes) in enumerate(fixture.commits):
+        times.update(dict.fromkeys(changes, _FIRST_COMMIT + day * 86400))
+    times.update(dict.fromkeys(fixture.dirty, _FIRST_COMMIT + (len(fixture.commits) - 1) * 86400 + _EDITED_AFTER_S))
+    files = {path: when for path, when in times.items() if path in fixture.tree_files()}
+    folders: dict[str, int] = {}
+    for path, when in files.items():
+        parts = path.split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            folder = "/".join(parts[:i])
+            folders[folder] = max(folders.get(folder, 0), when)
+    last = _FIRST_COMMIT + (len(fixture.commits) - 1) * 86400
+    return {**files, **folders, ".git": last, ".": max([last, *files.values()])}
+
+
 def materialize(fixture: Fixture, cache_dir: str | os.PathLike) -> Path:
-    """The fixture as a folder with its git history, under ``cache_dir/<key>`` (built once, then reused).
+    """The fixture as a folder with its git history, at `cached_fixture_dir` (built once, then reused).
 
     Built in a temporary folder and renamed into place, so a reader never sees half a fixture. Three git
     processes: `init` (no sample hooks), `fast-import` (the commits, written as one pack) and `read-tree` (the
-    work tree and index of the last commit); then the uncommitted changes. Commit hashes, `git log`, `status` and
-    `diff` are those of a plain ``git init`` and one `git commit -m` per commit; only the reflog differs (one entry).
+    work tree and index of the last commit); then the uncommitted changes, and the times of `file_times`. Commit
+    hashes, `git log`, `status` and `diff` are those of a plain ``git init`` and one `git commit -m` per commit;
+    only the reflog differs (one entry).
     """
-    target = Path(cache_dir) / fixture.key
+    target = cached_fixture_dir(fixture, cache_dir)
     if (target / ".git").is_dir():
         return target
     Path(cache_dir).mkdir(parents=True, exist_ok=True)
@@ -252,11 +286,14 @@ def materialize(fixture: Fixture, cache_dir: str | os.PathLike) -> Path:
         _git(work, "-c", "init.defaultBranch=main", "init", "-q", "--template=")
         # One pack, not a folder per object (fast-import unpacks under 100 objects by default): every check
         # copies the fixture, .git included, and the copy's cost is its folder count.
-        _git(work, "-c", "fastimport.unpackLimit=0", "fast-import", "--quiet", "--done", stdin=_history(fixture.commits) + b"done\n")
+        _git(work, "-c", "fastimport.unpackLimit=0", "fast-import", "--quiet", "--done", stdin=_history(fixture.commits) + b"done\n",
+             when=file_times(fixture)[".git"])  # its reflog entry: the last commit's time
         _git(work, "read-tree", "--reset", "-u", "main")
         _write(work, fixture.dirty)
         for path in getattr(fixture, "removed", ()):
             (work / path).unlink()
+        for path, when in sorted(file_times(fixture).items(), key=lambda item: (item[0] == ".", -item[0].count("/"))):
+            os.utime(work / path, (when, when))
         os.rename(work, target)
     except OSError:
         shutil.rmtree(work, ignore_errors=True)
