@@ -25,7 +25,8 @@ Layers, what each isolates and what it does NOT (``SandboxResult.layers`` names 
    size-capped and the only writable places (with ``run(..., collect_files=True)`` the work dir is
    instead a host directory on /dev/shm, charged to the run's memory cgroup, that the host reads back
    itself once the run is dead: ``readback.py``): no /etc/shadow, no /etc/passwd (with
-   ``run(..., user=NAME)``, one that lists only root, NAME for the run's uid, and nobody), no /root or /home, no repository; a network namespace of its own (loopback only:
+   ``run(..., user=NAME)``, one that lists only root, NAME for the run's uid, and nobody), no
+   /root or /home, no repository; a network namespace of its own (loopback only:
    no host loopback service and no internet is reachable; as root, leased from a pool for the
    run and dropped once a run used a socket, ``netns_pool.py``), pid namespace (everything dies
    with its init; host processes are invisible and cannot be signalled), ipc and uts namespaces; every

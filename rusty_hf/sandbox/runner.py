@@ -79,9 +79,8 @@ def run(
             ``/etc/group`` then list root, this name and nobody (nothing of the host's), so ``ls -l`` and
             ``whoami`` show a name instead of the run's per-run uid. None: no such files (the default).
         mtimes: ``{relative path: ns since the epoch}`` for files and folders of the work dir ("." for
-            the work dir itself), with
-            ``collect_files`` only: the modification times they have when the run starts (as on the host
-            they were copied from); the others have the time they were written at.
+            the work dir itself), with ``collect_files`` only: the modification times they have when the
+            run starts (as on the host they were copied from); the others have the time they were written at.
 
     Returns:
         A :class:`SandboxResult`. Raises ValueError for bad arguments, IsolationMissing (a
