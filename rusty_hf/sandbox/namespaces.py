@@ -49,8 +49,8 @@ def check_user(name: str | None) -> str | None:
 
 def account_files(name: str, uid: int) -> dict[str, bytes]:
     """``/etc/passwd`` and ``/etc/group`` for a run whose uid and gid are ``uid``: root, ``name`` and nobody only."""
-    users = [("root", 0, "/root"), (name, uid, WORKDIR), ("nobody", NOBODY, "/nonexistent")]
-    users = [u for i, u in enumerate(users) if all(u[1] != other[1] for other in users[:i])]  # uid 0: root alone
+    own = [(name, uid, WORKDIR)] if uid not in (0, NOBODY) else []  # a run as root (or nobody) is that account
+    users = [("root", 0, "/root"), *own, ("nobody", NOBODY, "/nonexistent")]
     passwd = "".join(f"{who}:x:{n}:{n}:{who}:{home}:/bin/sh\n" for who, n, home in users)
     group = "".join(f"{'nogroup' if n == NOBODY else who}:x:{n}:\n" for who, n, _ in users)
     return {"/etc/passwd": passwd.encode(), "/etc/group": group.encode()}

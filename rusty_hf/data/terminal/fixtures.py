@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rusty_hf.data.terminal.values import ValuePool
+from rusty_hf.sandbox.workdir import parent_dirs
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Rusty Fixture", "GIT_AUTHOR_EMAIL": "fixture@rusty.invalid",
@@ -253,18 +254,14 @@ def file_times(fixture: Fixture) -> dict[str, int]:
     commit (`_history`), the uncommitted changes an hour after the last one, a folder (and the fixture's own, ".")
     the latest of its entries, ``.git`` the last commit.
     Fixed, so `ls -l` prints the same on every build (and a "when was it last changed" answer is the history's)."""
+    last = _FIRST_COMMIT + (len(fixture.commits) - 1) * 86400
     times: dict[str, int] = {}
     for day, (_, changes) in enumerate(fixture.commits):
         times.update(dict.fromkeys(changes, _FIRST_COMMIT + day * 86400))
-    times.update(dict.fromkeys(fixture.dirty, _FIRST_COMMIT + (len(fixture.commits) - 1) * 86400 + _EDITED_AFTER_S))
-    files = {path: when for path, when in times.items() if path in fixture.tree_files()}
-    folders: dict[str, int] = {}
-    for path, when in files.items():
-        parts = path.split("/")[:-1]
-        for i in range(1, len(parts) + 1):
-            folder = "/".join(parts[:i])
-            folders[folder] = max(folders.get(folder, 0), when)
-    last = _FIRST_COMMIT + (len(fixture.commits) - 1) * 86400
+    times.update(dict.fromkeys(fixture.dirty, last + _EDITED_AFTER_S))
+    tree = fixture.tree_files()
+    files = {path: when for path, when in times.items() if path in tree}
+    folders = {d: max(when for path, when in files.items() if path.startswith(d + "/")) for d in parent_dirs(files)}
     return {**files, **folders, ".git": last, ".": max([last, *files.values()])}
 
 
@@ -286,13 +283,14 @@ def materialize(fixture: Fixture, cache_dir: str | os.PathLike) -> Path:
         _git(work, "-c", "init.defaultBranch=main", "init", "-q", "--template=")
         # One pack, not a folder per object (fast-import unpacks under 100 objects by default): every check
         # copies the fixture, .git included, and the copy's cost is its folder count.
+        times = file_times(fixture)
         _git(work, "-c", "fastimport.unpackLimit=0", "fast-import", "--quiet", "--done", stdin=_history(fixture.commits) + b"done\n",
-             when=file_times(fixture)[".git"])  # its reflog entry: the last commit's time
+             when=times[".git"])  # its reflog entry: the last commit's time
         _git(work, "read-tree", "--reset", "-u", "main")
         _write(work, fixture.dirty)
         for path in getattr(fixture, "removed", ()):
             (work / path).unlink()
-        for path, when in sorted(file_times(fixture).items(), key=lambda item: (item[0] == ".", -item[0].count("/"))):
+        for path, when in sorted(times.items(), key=lambda item: (item[0] == ".", -item[0].count("/"))):
             os.utime(work / path, (when, when))
         os.rename(work, target)
     except OSError:
