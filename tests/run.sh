@@ -31,5 +31,12 @@ if ! command -v bwrap >/dev/null 2>&1; then
     echo "note: no bubblewrap: the suite runs sandboxed code WITHOUT filesystem isolation (RUSTY_SANDBOX_ALLOW_UNISOLATED=1)"
     export RUSTY_SANDBOX_ALLOW_UNISOLATED=1
 fi
+# The suite writes about 3 GB under the temp dir at its peak (a fresh venv, checkpoints, sandboxes).
+tmp="${TMPDIR:-/tmp}"
+free_kb=$(df -Pk "$tmp" | awk 'NR==2 {print $4}')
+if [ "${free_kb:-0}" -lt 4000000 ]; then
+    echo "error: $((free_kb / 1024)) MiB free under $tmp; the suite needs about 3 GB there. Free space or set TMPDIR." >&2
+    exit 1
+fi
 export HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false GRADIO_ANALYTICS_ENABLED=False
 exec python3 -m pytest -q "$@"
