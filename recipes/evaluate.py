@@ -64,12 +64,15 @@ from rusty_hf.evaluation.coding import (
 from rusty_hf.inference import load_model, load_tokenizer_for
 from rusty_hf.hub.publishing import push_folder, write_model_card
 from rusty_hf.hub.model_card import save_report
+from rusty_hf.data.terminal.blind.conversations import CONVERSATIONS_FILE
+from rusty_hf.data.terminal.dev import DEV_CONVERSATIONS_FILE
 from rusty_hf.evaluation.conversations import evaluate_conversations, format_conversation_table
 from rusty_hf.evaluation.terminal import SPLITS
 from rusty_hf.evaluation.terminal import compare_terminal, evaluate_terminal, format_terminal_comparison, format_terminal_table
 from rusty_hf.errors import UserError, run_recipe
 
-TERMINAL_SPLITS = (*SPLITS, "conversations")
+TERMINAL_SPLITS = (*SPLITS, "conversations", "conversations_dev")
+CONVERSATION_FILES = {"conversations": CONVERSATIONS_FILE, "conversations_dev": DEV_CONVERSATIONS_FILE}
 NO_CONVERSATION_BASELINE = ("--compare_to compares held-out, dev or blind reports; the conversation report carries its "
                             "own paired difference (in a row against alone). Fix: drop --compare_to")
 
@@ -95,7 +98,8 @@ class EvalArguments:
         metadata={"help": "--suite terminal: heldout (the reported split), dev (training phrasings on unused fixtures: "
                   "tune decoding there; report in <model>/terminal_dev_eval.json, never in the card) or blind (requests "
                   "written blind to the training phrasings: measure only; <model>/terminal_blind_eval.json) or conversations "
-                  "(sessions of requests in a row, written blind; <model>/terminal_conversations_eval.json); or several, "
+                  "(sessions of requests in a row, written blind; <model>/terminal_conversations_eval.json) or conversations_dev "
+                  "(readable sessions for diagnosis, no floor; <model>/terminal_conversations_dev_eval.json); or several, "
                   "comma-separated (heldout,blind,conversations): the model is loaded once, each split into its default report."},
     )
     tokenizer_name_or_path: str | None = field(default=None, metadata={"help": "Tokenizer; default: the model's."})
@@ -148,9 +152,10 @@ class EvalArguments:
         if len(splits) > 1 and self.output_file:
             raise ValueError(f"--output_file names one report, --terminal_split {self.terminal_split} writes {len(splits)}: "
                              "drop --output_file (each split writes its default report beside the model)")
-        if "dev" in splits and (self.update_model_card or self.push_to_hub):
-            raise ValueError("--terminal_split dev is for tuning: the model card reports the held-out split only; "
-                             "drop --update_model_card / --push_to_hub")
+        for dev in ("dev", "conversations_dev"):
+            if dev in splits and (self.update_model_card or self.push_to_hub):
+                raise ValueError(f"--terminal_split {dev} is for tuning: the model card reports the held-out split only; "
+                                 "drop --update_model_card / --push_to_hub")
         if self.decoder not in ("served", "plain"):
             raise ValueError(f"decoder must be 'served' or 'plain', got {self.decoder!r}")
         off_card = [split for split in splits if split != "heldout"]
@@ -170,7 +175,8 @@ def default_output_file(args: EvalArguments) -> Path:
     name = "eval_results.json"
     if args.suite == "terminal":
         name = {"dev": "terminal_dev_eval.json", "blind": "terminal_blind_eval.json",
-                "conversations": "terminal_conversations_eval.json"}.get(args.terminal_split, "terminal_eval.json")
+                "conversations": "terminal_conversations_eval.json",
+                "conversations_dev": "terminal_conversations_dev_eval.json"}.get(args.terminal_split, "terminal_eval.json")
         if args.decoder == "plain":
             name = name.replace("_eval.json", "_plain_eval.json")
     folder = Path(args.model_name_or_path)
@@ -215,7 +221,7 @@ def main(args: EvalArguments) -> dict:
         else:
             report = terminal_report(one, model, tokenizer, baseline if len(splits) == 1 else None)
         if len(splits) > 1 and baseline is not None and report["settings"]["split"] == measured_on:
-            if split == "conversations":
+            if split in CONVERSATION_FILES:
                 raise UserError(NO_CONVERSATION_BASELINE)
             pair_terminal(one, report, baseline)
         reports[split] = write_report(one, report)
@@ -245,11 +251,12 @@ def write_report(args: EvalArguments, report: dict) -> dict:
 
 
 def terminal_report(args: EvalArguments, model, tokenizer, baseline: dict | None) -> dict:
-    if args.terminal_split == "conversations":
+    if args.terminal_split in CONVERSATION_FILES:
         if baseline is not None:
             raise UserError(NO_CONVERSATION_BASELINE)
         report = evaluate_conversations(model, tokenizer, args.terminal_cache_dir, batch_size=args.batch_size * 4,
-                                        copy=args.copy_bias, constrained=args.decoder == "served")
+                                        copy=args.copy_bias, constrained=args.decoder == "served",
+                                        path=CONVERSATION_FILES[args.terminal_split])
         report["settings"] |= {"model": args.model_name_or_path}
         print(format_conversation_table(report))
         return report

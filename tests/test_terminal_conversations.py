@@ -25,6 +25,7 @@ from rusty_hf.data.terminal.blind.rules import build_check
 from rusty_hf.data.terminal.catalog import all_intents
 from rusty_hf.data.terminal.checks import judge
 from rusty_hf.data.terminal.dataset import dev_requests, heldout_requests, training_requests
+from rusty_hf.data.terminal.dev import DEV_CONVERSATIONS_FILE
 from rusty_hf.evaluation import conversations as conv_eval
 from rusty_hf.protocol import parse_action
 from rusty_hf.tokenizer import RUSTY_SYSTEM_PROMPT
@@ -45,6 +46,11 @@ def sessions(cache) -> dict[str, Session]:
     return load_conversations(cache)
 
 
+@pytest.fixture(scope="module")
+def dev_sessions(cache) -> dict[str, Session]:
+    return load_conversations(cache, DEV_CONVERSATIONS_FILE)
+
+
 def _action(raw: dict):
     return parse_action(json.dumps(raw))
 
@@ -61,9 +67,12 @@ def test_the_suite_has_sessions_of_five_to_eight_requests(sessions):
     assert len({s.states[0][0].key for s in sessions.values()}) == 6  # every blind fixture, Python and Rust
 
 
-def test_every_reference_answer_is_done_right_on_the_state_the_earlier_turns_leave(sessions, cache, tmp_path):
+@pytest.mark.parametrize("suite", ["sessions", "dev_sessions"])
+def test_every_reference_answer_is_done_right_on_the_state_the_earlier_turns_leave(suite, request, cache, tmp_path):
     """Its first action passes the check, and its closing message passes the evaluator's closing verdict (the
-    final check, numbers the session showed, no looping phrase), with the outputs the reference actions print."""
+    final check, numbers the session showed, no looping phrase), with the outputs the reference actions print:
+    in the blind suite and in the readable development sessions."""
+    sessions = request.getfixturevalue(suite)
     failures = []
     for sid, session in sessions.items():
         requests, outputs = [], []
@@ -242,6 +251,39 @@ def test_the_conversation_report_has_its_own_file_and_a_block_of_its_own_in_the_
     assert "terminal_conversations_eval.json" in EVALUATIONS  # issue 37: reported in every card
     with pytest.raises(ValueError, match="held-out split only"):  # transformers' own decoding: held-out only
         EvalArguments(suite="terminal", terminal_split="conversations", decoder="plain", update_model_card=True)
+
+
+def test_the_development_sessions_play_on_repositories_of_their_own(dev_sessions, sessions):
+    """The readable sessions (`rusty_hf.data.terminal.dev`) share the suite's format and loader, not its fixtures
+    or texts: what they show of a model is not read off the blind suite."""
+    assert len(dev_sessions) >= 10 and all(MIN_TURNS <= len(s.turns) <= MAX_TURNS for s in dev_sessions.values())
+    parts = [t.part for s in dev_sessions.values() for t in s.turns]
+    assert parts.count("outside") >= 0.05 * len(parts) and parts.count("catalogue") >= 0.8 * len(parts)
+    own = {s.states[0][0].key for s in dev_sessions.values()}
+    assert len(own) == 3 and not own & {s.states[0][0].key for s in sessions.values()}
+    trees = [s.states[0][0].tree_files() for s in dev_sessions.values()]
+    assert any("Cargo.toml" in t and any(p.endswith(".py") for p in t) for t in trees)  # a project holding a crate
+    blind = {_normal(t.text) for s in sessions.values() for t in s.turns}
+    shared = [_normal(t.text) for s in dev_sessions.values() for t in s.turns if _normal(t.text) in blind]
+    assert sum(len(text.split()) >= 4 for text in shared) == 0  # short ones ("thanks") coincide; counted, not shown
+
+
+def test_the_development_sessions_write_a_report_of_their_own_and_never_into_the_card():
+    from recipes.evaluate import EvalArguments, default_output_file
+
+    args = EvalArguments(suite="terminal", terminal_split="conversations_dev", model_name_or_path="/nonexistent")
+    assert default_output_file(args).name == "terminal_conversations_dev_eval.json"
+    with pytest.raises(ValueError, match="for tuning"):
+        EvalArguments(suite="terminal", terminal_split="heldout,conversations_dev", update_model_card=True)
+    header = json.loads(DEV_CONVERSATIONS_FILE.read_text().splitlines()[0])
+    assert header["version"] == DEV_CONVERSATIONS_FILE.stem
+
+
+def test_a_conversation_file_names_its_own_version(tmp_path):
+    bad = tmp_path / "conversations_x_v1.jsonl"
+    bad.write_text(DEV_CONVERSATIONS_FILE.read_text())
+    with pytest.raises(ValueError, match="expected version 'conversations_x_v1'"):
+        load_conversations(tmp_path, bad)
 
 
 def test_a_closing_after_a_command_names_no_file_the_session_did_not_show(tmp_path):

@@ -29,7 +29,7 @@ from pathlib import Path
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from rusty_hf.agent.tool_calling import enable_tool_calling
-from rusty_hf.data.terminal.blind.conversations import CONVERSATIONS_VERSION, Session, apply_action, load_conversations
+from rusty_hf.data.terminal.blind.conversations import CONVERSATIONS_FILE, Session, apply_action, load_conversations
 from rusty_hf.data.terminal.checks import Verdict, fixture_files, judge, numbers
 from rusty_hf.data.terminal.fixtures import listed_paths, workspace_paths
 from rusty_hf.evaluation.stats import mean_and_stderr
@@ -222,12 +222,14 @@ def _in_a_row_and_alone(model, tokenizer, sessions: dict[str, Session], state_di
 def evaluate_conversations(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, cache_dir: str | Path, *,
                            batch_size: int = 16, max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
                            max_steps: int = MAX_STEPS, workers: int = 2, alone: bool = True, copy: bool = True,
-                           constrained: bool = True, sessions: dict[str, Session] | None = None) -> dict:  # fmt: skip
+                           constrained: bool = True, sessions: dict[str, Session] | None = None,
+                           path: Path = CONVERSATIONS_FILE) -> dict:  # fmt: skip
     """The conversation suite in a row (and each turn alone): rates per part, the paired difference, samples.
-    ``constrained`` False decodes with transformers alone (no processor: neither the grammar nor the copy bias)."""
+    ``constrained`` False decodes with transformers alone (no processor: neither the grammar nor the copy bias).
+    ``path``: the sessions' file (the blind suite, or `rusty_hf.data.terminal.dev`'s readable sessions)."""
     require_isolation()
     tokenizer = enable_tool_calling(tokenizer)
-    sessions = sessions if sessions is not None else load_conversations(cache_dir)
+    sessions = sessions if sessions is not None else load_conversations(cache_dir, path)
     model.eval()
     (Path(cache_dir) / "conversations").mkdir(parents=True, exist_ok=True)
     # each call plays in folders of its own: the checks cache a command's result per (folder, command)
@@ -238,7 +240,7 @@ def evaluate_conversations(model: PreTrainedModel, tokenizer: PreTrainedTokenize
                                       workers=workers, copy=copy, constrained=constrained)  # fmt: skip
     finally:
         shutil.rmtree(state_dir, ignore_errors=True)
-    report = {"settings": {"suite": "terminal", "split": f"{CONVERSATIONS_VERSION}: sessions of requests in a row",
+    report = {"settings": {"suite": "terminal", "split": f"{Path(path).stem}: sessions of requests in a row",
                            "sessions": len(sessions), "turns": len(samples), "decoding": "greedy",
                            "constrained": constrained, "copy_bias": copy and constrained, "closing": CLOSING_RULES,
                            "max_new_tokens": max_new_tokens, "max_steps": max_steps}}  # fmt: skip

@@ -127,14 +127,19 @@ def expected_roots(session_id: str, start: Fixture, references: list[tuple[dict,
 
 
 def load_conversations(cache_dir: str | os.PathLike, path: Path = CONVERSATIONS_FILE) -> dict[str, Session]:
-    """Every session of the suite, its turns' checks built on the states the reference actions reach.
+    """Every session of the suite at ``path`` (this suite, or the readable development sessions of
+    ``rusty_hf.data.terminal.dev``), its turns' checks built on the states the reference actions reach. A file
+    names its version in its header (the file's own name) and plays on the fixtures it holds, or, holding
+    none, on the blind suite's.
 
     ``cache_dir`` holds the materialized fixtures and the reference states (built once, then reused)."""
-    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    header, raw_sessions = lines[0], lines[1:]
-    if header.get("version") != CONVERSATIONS_VERSION:
-        raise ValueError(f"{path}: expected version {CONVERSATIONS_VERSION!r}, got {header.get('version')!r}")
-    blind = [json.loads(line) for line in SUITE_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    lines = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    header, rows = lines[0], lines[1:]
+    if header.get("version") != Path(path).stem:
+        raise ValueError(f"{path}: expected version {Path(path).stem!r}, got {header.get('version')!r}")
+    raw_sessions = [raw for raw in rows if "turns" in raw]
+    own = [raw for raw in rows if "kind" in raw]
+    blind = own or [json.loads(line) for line in SUITE_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
     fixtures = {raw["fixture"]: _fixture(raw) for raw in blind if "kind" in raw}
     known = set(all_intents())
     sessions: dict[str, Session] = {}
