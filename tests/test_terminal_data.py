@@ -13,6 +13,7 @@ from rusty_hf.data.terminal.checks import Check, judge
 from rusty_hf.data.terminal.dataset import (
     CLOSING_INTENTS,
     ASKED_FIRST,
+    NAMES_NO_FILE,
     OUTPUT_FIXTURES,
     PARTS,
     READS_ANY_REPO,
@@ -541,6 +542,15 @@ def test_session_turns_that_refer_back_act_on_the_file_the_turn_before_named(fix
     assert training_sessions(200, seed=4, refer_share=0.0) == plain
     messages = session_messages(next(s for s in sessions if any(r in referring for r in s[1:])), fixture_cache)
     assert all(m["content"] for m in messages)
+
+
+def test_a_session_asks_which_file_only_before_it_has_named_one():
+    """A request that needs a file and names none ("cat it") is answered "Which file?" (`NAMES_NO_FILE`) only
+    where no earlier turn of the session named one: after one, "it" is that file, and the turn acts on it."""
+    sessions = training_sessions(400, seed=0, refer_share=0.3)
+    asked = [(session, k) for session in sessions for k, turn in enumerate(session) if turn.intent in NAMES_NO_FILE]
+    assert len(asked) >= 20  # still asked where nothing was named yet
+    assert sum(any("file" in turn.case.slots for turn in session[:k]) for session, k in asked) == 0
 
 
 def test_session_turns_on_a_missing_file_run_their_command_and_close_with_the_failure(fixture_cache):
