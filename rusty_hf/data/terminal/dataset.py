@@ -94,13 +94,13 @@ SESSION_TURNS = (4, 8)  # requests in a row per training session (the conversati
 # How a user names the file of the turn before in a conversation ("how many lines does it have?"); a template that
 # begins with the file takes one that can begin a sentence
 REFERRING = ("it", "it", "that file", "that file", "the same file", "this file")
+REFERRING_FIRST = ("that file", "the same file", "this file")
+REFER_TRIES = 24  # builds of a turn's intent drawn until one acts on the file of the turn before
 # Requests that name no file where they need one ("cat it", "count the lines"), answered "Which file?": in a training
 # session only before any turn has named a file. After one, "it" is that file; a session that asked "Which file?"
 # there taught the opposite of the turns that act on it (40 of 1,280 sessions asked right after a turn on a file, and
 # a model answered "cat it" and "show me that file" with "Which file?" in 4 of 75 development turns).
 NAMES_NO_FILE = frozenset({"ask_detail"})
-REFERRING_FIRST = ("that file", "the same file", "this file")
-REFER_TRIES = 24  # builds of a turn's intent drawn until one acts on the file of the turn before
 
 
 @dataclass(frozen=True)
