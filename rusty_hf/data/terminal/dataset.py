@@ -99,7 +99,7 @@ REFER_TRIES = 24  # builds of a turn's intent drawn until one acts on the file o
 # Requests that name no file where they need one ("cat it", "count the lines"), answered "Which file?": in a training
 # session only before any turn has named a file. After one, "it" is that file; a session that asked "Which file?"
 # there taught the opposite of the turns that act on it (40 of 1,280 sessions asked right after a turn on a file, and
-# a model answered "cat it" and "show me that file" with "Which file?" in 4 of 75 development turns).
+# a model answered "cat it" with "Which file?" in 4 of 75 development turns).
 NAMES_NO_FILE = frozenset({"ask_detail"})
 
 
