@@ -268,6 +268,7 @@ def training_sessions(n: int, seed: int = 0, intents: Iterable[str] | None = Non
     takes_file = {k for k in names if any("{file}" in t for t in catalogue[k].templates("train"))}
     refer_last, refer_earlier = ([k for k in pool if k in takes_file] for pool in (names, answered))
     missing_rng = random.Random(f"session-missing/{seed}")  # and its own
+    naming = [k for k in answered if k not in NAMES_NO_FILE]  # what a turn asks instead, once a file is named
     if missing_share and cache_dir is None:
         raise ValueError("turns on a missing file run their command to see it fail: pass cache_dir")
     out, going_on = [], []
@@ -282,8 +283,7 @@ def training_sessions(n: int, seed: int = 0, intents: Iterable[str] | None = Non
             if name in NAMES_NO_FILE and any("file" in turn.case.slots for turn in drawn[:-1]):
                 # decided on the turns as drawn, with a stream of the turn's own: the shares below leave it as it is
                 request = _after_a_named_file(drawn[:-1], fixture_seed, random.Random(f"session-asks/{seed}/{i}/{k}"),
-                                              refer_last if k == turns - 1 else refer_earlier,
-                                              [n for n in answered if n not in NAMES_NO_FILE]) or request
+                                              refer_last if k == turns - 1 else refer_earlier, naming) or request
             if session and "file" in session[-1].case.slots and refer_rng.random() < refer_share:
                 on_files = refer_last if k == turns - 1 else refer_earlier
                 request = _referring(catalogue[refer_rng.choice(on_files)], session[-1], fixture_seed, refer_rng) or request

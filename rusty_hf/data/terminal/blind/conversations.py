@@ -138,9 +138,9 @@ def load_conversations(cache_dir: str | os.PathLike, path: Path = CONVERSATIONS_
     if header.get("version") != Path(path).stem:
         raise ValueError(f"{path}: expected version {Path(path).stem!r}, got {header.get('version')!r}")
     raw_sessions = [raw for raw in rows if "turns" in raw]
-    own = [raw for raw in rows if "kind" in raw]
-    blind = own or [json.loads(line) for line in SUITE_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
-    fixtures = {raw["fixture"]: _fixture(raw) for raw in blind if "kind" in raw}
+    fixture_rows = [raw for raw in rows if "kind" in raw] or [
+        json.loads(line) for line in SUITE_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    fixtures = {raw["fixture"]: _fixture(raw) for raw in fixture_rows if "kind" in raw}
     known = set(all_intents())
     sessions: dict[str, Session] = {}
     for raw in raw_sessions:
