@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from transformers import LogitsProcessorList, PreTrainedTokenizerBase
 
 from rusty_hf.protocol import ProtocolLogitsProcessor
-from rusty_hf.protocol.copying import copy_sources, copy_targets
+from rusty_hf.protocol.copying import copy_sources, copy_targets, earlier_sources
 from rusty_hf.protocol.pointers import is_marked, last_request, pointer_token_ids, unmarked
 from rusty_hf.tokenizer import generation_eos_ids
 
@@ -58,9 +58,9 @@ def reply_processors(
         return processors
     names = None
     if copy:
-        names = [copy_targets(copy_sources(unmarked(conversation)), workspace_names[i] if workspace_names else (),
-                              workspace_roots[i] if workspace_roots else None)
-                 for i, conversation in enumerate(conversations)]  # fmt: skip
+        names = [copy_targets(copy_sources(chat), workspace_names[i] if workspace_names else (),
+                              workspace_roots[i] if workspace_roots else None, earlier=earlier_sources(chat))
+                 for i, chat in enumerate(map(unmarked, conversations))]  # fmt: skip
     pointers = None
     if any(is_marked(m["content"]) for c in conversations for m in c if m.get("role") == "user"):  # a pointer model's chat
         pointers = [pointer_token_ids(tokenizer, last_request(conversation)) for conversation in conversations]

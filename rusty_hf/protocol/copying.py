@@ -13,7 +13,10 @@ decides what to write, and tokens that copy one of the conversation's spans get 
   ``bundle/``); a path is one name (its basename alone names no file: ``wc -c run.py`` fails for scripts/run.py);
 - NUMBER: a count written as a word, as its digits ("the first two lines" -> ``2``);
 - LINE: the lines the commands since printed (a MSG may quote one whole: "It prints: " + that line);
-- SHOWN: the lines the last command printed (`shown_lines`), what a closing MSG that states the output lists.
+- SHOWN: the lines the last command printed (`shown_lines`), what a closing MSG that states the output lists;
+- EARLIER: the work dir's files the conversation named before the request (`earlier_paths`: in a request, an
+  action or an output), names of the action where the request names nothing but a number ("how many lines is
+  it?", "the last 3 lines of that file").
 
 **Slots**, from the grammar of the open string, never from a program's name: the JSON field (``command``,
 ``path``, ``content``, ``message``); inside a command or a file's content, whether a quote the string opened
@@ -86,6 +89,8 @@ _WORD = re.compile(rb"[A-Za-z0-9_]")
 _NAME_START = re.compile(rb"[A-Za-z0-9_./-]")
 # What a copied name may follow inside the string: not "-" (the c of `wc -c` starts no name) nor a letter.
 _BEFORE_NAME = frozenset(bytes([c]) for c in b" \"'=/(:,")
+# separators a span follows directly or after a space: prose writes "untracked: a.txt", a command may write "a,b"
+_SPACED_AFTER = frozenset((b":", b","))
 # A quoted span: its quotes are not inside a word (the ' of "I'm" opens nothing)
 _QUOTED = re.compile(r"""(?<![A-Za-z0-9])(?:'([^'\n]{1,80})'|"([^"\n]{1,80})"|`([^`\n]{1,80})`)(?![A-Za-z0-9])""")
 _TOKEN = re.compile(r"[A-Za-z0-9_./-]+")
@@ -244,13 +249,17 @@ def states_whole(lines: list[str]) -> bool:
     return 0 < len(lines) <= SHOWN_LINES and sum(map(len, lines)) <= SHOWN_CHARS
 
 
-def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = (), root: str | os.PathLike | None = None
-                 ) -> CopyTargets:  # fmt: skip
+def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = (), root: str | os.PathLike | None = None,
+                 earlier: Iterable[str] = ()) -> CopyTargets:  # fmt: skip
     """`copy_candidates`, which of them the user quoted, the output lines of the commands since
     (``sources[1:]``), the lines the last one printed (`shown_lines`) and, given the workspace's ``root``, which
-    quoted values its files hold."""
+    quoted values its files hold. ``earlier``: the conversation before the request (`earlier_sources`), whose
+    workspace files are names of the action too where the request names nothing but a number ("show the last 3 lines
+    of it": `earlier_paths`); not of the message after an output, which states that output."""
     sources, workspace_names = list(sources), list(workspace_names)
     names = copy_candidates(sources, workspace_names)
+    if len(sources) == 1 and all(n.isdigit() for n in names):  # the action on a request that names nothing but a number
+        names += earlier_paths(earlier, workspace_names)  # "how many lines is it?"
     quoted = {next(g for g in m.groups() if g is not None) for text in sources for m in _QUOTED.finditer(text)}
     lines = list(dict.fromkeys(line for text in sources[1:] for line in _capped(output_lines(text))))
     present = _held_by_files(quoted, root, workspace_names) if root is not None and quoted else frozenset()
@@ -359,6 +368,8 @@ class CopyBias:
             return found, copied
         if value and _WORD.match(value[-1:]) and not _starts_a_name(value, len(value)):
             return [(name, b" " + name) for name in names], 0
+        if value[-1:] in _SPACED_AFTER:  # "untracked: a.txt", "It prints: hi" as much as "a,b" and "key:value"
+            return [(name, name) for name in names] + [(name, b" " + name) for name in names], 0
         return [(name, name) for name in names], 0
 
     def continuations(self, value: bytes, names: list[bytes]) -> tuple[list[bytes], int]:
@@ -675,6 +686,34 @@ def _holds(text: bytes, name: bytes) -> bool:
             return True
         at = text.find(name, at + 1)
     return False
+
+
+def earlier_paths(texts: Iterable[str], workspace_names: Iterable[str]) -> list[str]:
+    """The workspace's files that ``texts`` (the conversation before the request) name, as a path or as a file's name
+    the workspace holds in one folder only: what "it" or "that file" in the request may stand for. Only files the
+    work dir has (no folder: ``tests`` is also what `cargo test` runs), never a quoted value or a number: those are
+    the request's own to give."""
+    names = list(workspace_names)
+    paths = {path for path in names if not any(other.startswith(path + "/") for other in names)}  # files, not folders
+    by_name: dict[str, set[str]] = {}
+    for path in paths:
+        by_name.setdefault(path.rsplit("/", 1)[-1], set()).add(path)
+    found: set[str] = set()
+    for text in texts:
+        for match in _TOKEN.finditer(text):
+            word = match.group().strip(".-/").removeprefix("./")
+            if word in paths:
+                found.add(word)
+            elif len(by_name.get(word, ())) == 1:
+                found.update(by_name[word])
+    return sorted(found, key=lambda n: (-len(n), n))
+
+
+def earlier_sources(messages: list[dict]) -> list[str]:
+    """The conversation before the last user message: the earlier requests, actions and tool results (`earlier_paths`
+    reads the paths they name)."""
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=0)
+    return [m["content"] for m in messages[:last_user] if m.get("role") != "system" and isinstance(m.get("content"), str)]
 
 
 def copy_sources(messages: list[dict]) -> list[str]:
