@@ -68,12 +68,12 @@ def test_a_copy_starts_at_a_separator_or_brings_its_space(tokenizer):
     after_word = _texts(bias.bonuses(b"wc -l", NAMES), table)
     assert after_word and all(b" harbor_notes.txt".startswith(t) for t in after_word)
 
-    # after a colon or a comma a copy starts there or after its space: "untracked: a.txt" as much as "a,b". With the
+    # in prose (a MSG) a copy after a colon or a comma starts there or after its space ("untracked: a.txt"). With the
     # bonus on the bare start alone, a closing took it without its space and drifted ("It prints:wavy water ...")
-    for separator in (b"New, untracked:", b"cut -d,"):
-        after = _texts(bias.bonuses(separator, NAMES), table)
-        assert {t[:1] for t in after} == {b"h", b" "}
-        assert all(b"harbor_notes.txt".startswith(t) or b" harbor_notes.txt".startswith(t) for t in after)
+    after = _texts(bias.bonuses(b"New, untracked:", NAMES, spaced=True), table)
+    assert {t[:1] for t in after} == {b"h", b" "}
+    assert all(b"harbor_notes.txt".startswith(t) or b" harbor_notes.txt".startswith(t) for t in after)
+    assert {t[:1] for t in _texts(bias.bonuses(b"cut -d,", NAMES), table)} == {b"h"}  # a command: no space there
 
 
 def test_a_word_that_is_no_name_gets_nothing_and_a_done_copy_is_not_repeated(tokenizer):
@@ -103,28 +103,41 @@ def test_copy_sources_are_the_last_request_and_the_outputs_after_it():
     assert copy_sources([{"role": "system", "content": "x"}]) == []
 
 
-def test_a_request_may_copy_the_work_dirs_paths_the_conversation_named_before():
+def test_a_request_may_copy_the_work_dirs_files_the_conversation_named_before(tokenizer):
     """"how many lines is it?" names no file: the files the earlier turns named (in a request, an action, an output)
-    are names too, only those the work dir has (no folder), and only where the request names no file itself; an
-    earlier turn's quoted text or number is not."""
+    are EARLIER names, only those the work dir has (no folder), only where the request names nothing but a number,
+    and only for a command's arguments: never its program, an EDIT's path (a create request that names no file must
+    not overwrite one) or a message."""
     messages = [{"role": "system", "content": "persona"}, {"role": "user", "content": "show me notes.md, the first 3"},
                 {"role": "assistant", "content": '{"action": "CMD", "command": "grep -rn \'ok\' ."}'},
                 {"role": "tool", "name": "CMD", "content": "./pkg/gauge.py:4:ok\n./gone.py:1:ok"},
                 {"role": "assistant", "content": "It shows: ./pkg/gauge.py:4:ok"},
                 {"role": "user", "content": "how many lines is it?"}]  # fmt: skip
-    work_dir = ["notes.md", "pkg", "pkg/gauge.py", "readings.csv", "data/readings.csv"]
+    work_dir = ["notes.md", "pkg", "pkg/gauge.py", "readings.csv", "data", "data/readings.csv", ".env"]
     earlier = earlier_sources(messages)
     assert "how many lines is it?" not in earlier and "persona" not in earlier
+    assert earlier_sources([{"role": "system", "content": "x"}]) == []
     assert earlier_paths(earlier, work_dir) == ["pkg/gauge.py", "notes.md"]
     assert earlier_paths(["the gauge.py file"], work_dir) == ["pkg/gauge.py"]  # its one folder brings the path
     assert earlier_paths(["readings.csv"], work_dir) == ["readings.csv"]  # a path as written, not the other folder's
+    assert earlier_paths(["ls: data notes.md pkg - .. /"], work_dir) == ["notes.md"]  # a folder is not "it"
+    assert earlier_paths(["cat .env", "see notes.md."], work_dir) == ["notes.md", ".env"]  # longest first
     targets = copy_targets(copy_sources(messages), work_dir, earlier=earlier)
-    assert targets.names == ("pkg/gauge.py", "notes.md") and not targets.quoted
-    assert copy_targets(copy_sources(messages), work_dir).names == ()
-    assert earlier_paths(["ls: data notes.md pkg"], work_dir) == ["notes.md"]  # a folder is not "it"
-    assert copy_targets(["and in readings.csv?"], work_dir, earlier=earlier).names == ("readings.csv",)
-    assert copy_targets(["last 3 lines of it"], work_dir, earlier=earlier).names == ("3", "pkg/gauge.py", "notes.md")
-    assert copy_targets(["how many lines is it?", "7 notes.md"], work_dir, earlier=earlier).names == ("notes.md", "7")  # the output's
+    assert targets.names == () and targets.earlier == ("pkg/gauge.py", "notes.md") and not targets.quoted
+    assert copy_targets(["and in readings.csv?"], work_dir, earlier=earlier).earlier == ()
+    assert copy_targets(["last 3 lines of it"], work_dir, earlier=earlier).earlier == ("pkg/gauge.py", "notes.md")
+    assert copy_targets(["how many lines is it?", "7 notes.md"], work_dir, earlier=earlier).earlier == ()  # the output's
+    table = token_table(tokenizer)
+    bias = CopyBias(table.token_bytes)
+    escaped = targets.escaped()
+
+    def starts(value: bytes, field: str) -> set[bytes]:
+        return _texts(bias.field_bonuses(value, escaped, field, written=b""), table)
+
+    assert starts(b"wc -l ", "command") and all(b"pkg/gauge.py".startswith(t) or b"notes.md".startswith(t)
+                                                for t in starts(b"wc -l ", "command"))  # fmt: skip
+    assert starts(b"", "command") == starts(b"", "path") == starts(b"It has ", "message") == set()
+    assert bias.field_bonuses(b"", escaped, "path", written=b"")[1] is None  # nothing locks a new file's path
 
 
 def test_the_processor_adds_the_bonus_only_inside_a_string(tokenizer):

@@ -15,8 +15,8 @@ decides what to write, and tokens that copy one of the conversation's spans get 
 - LINE: the lines the commands since printed (a MSG may quote one whole: "It prints: " + that line);
 - SHOWN: the lines the last command printed (`shown_lines`), what a closing MSG that states the output lists;
 - EARLIER: the work dir's files the conversation named before the request (`earlier_paths`: in a request, an
-  action or an output), names of the action where the request names nothing but a number ("how many lines is
-  it?", "the last 3 lines of that file").
+  action or an output), where the request names nothing but a number ("how many lines is it?", "the last 3 lines
+  of that file"): names of a command's arguments only (not its program, an EDIT's path or a message).
 
 **Slots**, from the grammar of the open string, never from a program's name: the JSON field (``command``,
 ``path``, ``content``, ``message``); inside a command or a file's content, whether a quote the string opened
@@ -89,7 +89,7 @@ _WORD = re.compile(rb"[A-Za-z0-9_]")
 _NAME_START = re.compile(rb"[A-Za-z0-9_./-]")
 # What a copied name may follow inside the string: not "-" (the c of `wc -c` starts no name) nor a letter.
 _BEFORE_NAME = frozenset(bytes([c]) for c in b" \"'=/(:,")
-# separators a span follows directly or after a space: prose writes "untracked: a.txt", a command may write "a,b"
+# separators a span follows directly or, in prose (a MSG), after a space: "untracked: a.txt"; a command writes "a,b"
 _SPACED_AFTER = frozenset((b":", b","))
 # A quoted span: its quotes are not inside a word (the ' of "I'm" opens nothing)
 _QUOTED = re.compile(r"""(?<![A-Za-z0-9])(?:'([^'\n]{1,80})'|"([^"\n]{1,80})"|`([^`\n]{1,80})`)(?![A-Za-z0-9])""")
@@ -180,6 +180,7 @@ class CopyTargets:
     status: str | None = None  # "Done." after a success with no line to state (an EDIT, a silent command); "Not
     # applied." after changes the terminal did not keep (`NOT_APPLIED`)
     shown_whole: bool = False  # ``shown`` is short enough to be stated whole (`states_whole`), as training states it
+    earlier: tuple[str, ...] = ()  # EARLIER: files earlier turns named, for a command's arguments (`earlier_paths`)
 
     def escaped(self) -> EscapedTargets:
         """The same in the JSON-escaped byte form an open string is in (what `CopyBias` matches)."""
@@ -190,7 +191,8 @@ class CopyTargets:
         present = frozenset(escape_for_json_string(v) for v in self.present)
         shown = None if self.shown is None else tuple(escape_for_json_string(line) for line in self.shown)
         status = None if self.status is None else escape_for_json_string(self.status)
-        return EscapedTargets(names, quoted, lines, paths, present, shown, status, self.shown_whole)
+        earlier = tuple(escape_for_json_string(n) for n in self.earlier if n not in self.names)
+        return EscapedTargets(names, quoted, lines, paths, present, shown, status, self.shown_whole, earlier)
 
 
 @dataclass(frozen=True)
@@ -203,6 +205,7 @@ class EscapedTargets:
     shown: tuple[bytes, ...] | None = None
     status: bytes | None = None
     shown_whole: bool = False
+    earlier: tuple[bytes, ...] = ()
 
 
 def output_lines(text: str) -> list[str]:
@@ -254,12 +257,12 @@ def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = (), ro
     """`copy_candidates`, which of them the user quoted, the output lines of the commands since
     (``sources[1:]``), the lines the last one printed (`shown_lines`) and, given the workspace's ``root``, which
     quoted values its files hold. ``earlier``: the conversation before the request (`earlier_sources`), whose
-    workspace files are names of the action too where the request names nothing but a number ("show the last 3 lines
-    of it": `earlier_paths`); not of the message after an output, which states that output."""
+    workspace files are EARLIER names where the request names nothing but a number ("show the last 3 lines of it":
+    `earlier_paths`); not for the message after an output, which states that output."""
     sources, workspace_names = list(sources), list(workspace_names)
     names = copy_candidates(sources, workspace_names)
-    if len(sources) == 1 and all(n.isdigit() for n in names):  # the action on a request that names nothing but a number
-        names += earlier_paths(earlier, workspace_names)  # "how many lines is it?"
+    # the action on a request that names nothing but a number: "how many lines is it?"
+    files = tuple(earlier_paths(earlier, workspace_names)) if len(sources) == 1 and all(n.isdigit() for n in names) else ()
     quoted = {next(g for g in m.groups() if g is not None) for text in sources for m in _QUOTED.finditer(text)}
     lines = list(dict.fromkeys(line for text in sources[1:] for line in _capped(output_lines(text))))
     present = _held_by_files(quoted, root, workspace_names) if root is not None and quoted else frozenset()
@@ -270,7 +273,7 @@ def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = (), ro
     if len(sources) > 1 and NOT_APPLIED.search(sources[-1]):  # its note follows the status: no line is shown
         status = "Not applied."
     return CopyTargets(tuple(names), frozenset(quoted), tuple(lines), frozenset(workspace_names), present, shown, status,
-                       last is not None and states_whole(last))  # fmt: skip
+                       last is not None and states_whole(last), files)  # fmt: skip
 
 
 def _capped(lines: list[str]) -> list[str]:
@@ -353,7 +356,7 @@ class CopyBias:
                 found.append(token)
         return found
 
-    def _matches(self, value: bytes, names: Iterable[bytes]) -> tuple[list[tuple[bytes, bytes]], int]:
+    def _matches(self, value: bytes, names: Iterable[bytes], spaced: bool = False) -> tuple[list[tuple[bytes, bytes]], int]:
         """[(name, what may follow ``value`` to copy it)], and how many bytes of a name ``value`` already
         holds (0 for a start). A name the string already holds is not offered again (a copy never loops)."""
         names = [name for name in names if not _holds(value, name)]
@@ -368,7 +371,7 @@ class CopyBias:
             return found, copied
         if value and _WORD.match(value[-1:]) and not _starts_a_name(value, len(value)):
             return [(name, b" " + name) for name in names], 0
-        if value[-1:] in _SPACED_AFTER:  # "untracked: a.txt", "It prints: hi" as much as "a,b" and "key:value"
+        if spaced and value[-1:] in _SPACED_AFTER:  # prose: "untracked: a.txt", "It prints: hi"
             return [(name, name) for name in names] + [(name, b" " + name) for name in names], 0
         return [(name, name) for name in names], 0
 
@@ -377,17 +380,19 @@ class CopyBias:
         found, copied = self._matches(value, names)
         return [continuation for _, continuation in found], copied
 
-    def bonuses(self, value: bytes, names: Iterable[bytes], quoted: frozenset[bytes] = frozenset()
+    def bonuses(self, value: bytes, names: Iterable[bytes], quoted: frozenset[bytes] = frozenset(), spaced: bool = False
                 ) -> tuple[dict[int, float], list[int] | None]:  # fmt: skip
         """({token id: logit bonus}, the tokens a locked copy keeps or None) for the open string ``value``
         (raw bytes, JSON-escaped form). Locked: of the `name_tokens`, only those kept may follow.
-        At a start, the names in ``quoted`` get ``quoted_bonus``."""
-        return self._bias(value, list(names), quoted)[:2]
+        At a start, the names in ``quoted`` get ``quoted_bonus``. ``spaced`` (prose, a MSG): after a `:` or a `,` a
+        copy starts there or after its space."""
+        return self._bias(value, list(names), quoted, spaced=spaced)[:2]
 
-    def _bias(self, value: bytes, names: list[bytes], quoted: frozenset[bytes], lock_after: int = LOCK_AFTER):
+    def _bias(self, value: bytes, names: list[bytes], quoted: frozenset[bytes], lock_after: int = LOCK_AFTER,
+              spaced: bool = False):  # fmt: skip
         """`bonuses`, plus what `field_bonuses` picks its restriction by: the matches, the bytes copied,
         and what just ended there: "quoted" (a quoted value), "number", "name" or None."""
-        found, copied = self._matches(value, names)
+        found, copied = self._matches(value, names, spaced)
         finished = [] if copied else [n for n in names if value.endswith(n) and _starts_a_name(value, len(value) - len(n))]
         if any(n in quoted for n in finished):  # a quoted value just ended: no bonus, its closing quote is the model's
             return {}, [], found, copied, "quoted"
@@ -414,6 +419,8 @@ class CopyBias:
         command or a content whether a quote the string opened is still open."""
         done = _CLOSED.findall(written)
         names = [n for n in targets.names if not any(_holds(closed, n) for closed in done)]
+        if field == "command" and b" " in value:  # EARLIER: a command's arguments, never its program
+            names += [n for n in targets.earlier if not any(_holds(closed, n) for closed in done)]
         quoted = targets.quoted
         if field == "path":  # PATH: one of the request's names without a space, from its first byte to its closing quote
             path = self._one_of(value, [n for n in names if b" " not in n and not n.isdigit()], self.closing_tokens)
@@ -428,7 +435,7 @@ class CopyBias:
         if field == "message":  # an output line is quoted text: copied whole, at quoted_bonus
             names += [line for line in targets.lines if not any(_holds(closed, line) for closed in done)]
             quoted = quoted | frozenset(targets.lines)
-            out, kept, found, copied, ended = self._bias(value, names, quoted, MSG_LOCK_AFTER)
+            out, kept, found, copied, ended = self._bias(value, names, quoted, MSG_LOCK_AFTER, spaced=True)
             restrict = self._restriction(value, kept, found, copied, ended, targets.lines, names, quoted)
             if kept is None and targets.shown is not None:  # a closing: no stated output without lines, no new number
                 numbers = frozenset(n for n in targets.names if n[:1].isdigit())  # "12", "3.11.2"
@@ -693,15 +700,16 @@ def earlier_paths(texts: Iterable[str], workspace_names: Iterable[str]) -> list[
     the workspace holds in one folder only: what "it" or "that file" in the request may stand for. Only files the
     work dir has (no folder: ``tests`` is also what `cargo test` runs), never a quoted value or a number: those are
     the request's own to give."""
-    names = list(workspace_names)
-    paths = {path for path in names if not any(other.startswith(path + "/") for other in names)}  # files, not folders
+    names = {name.rstrip("/") for name in workspace_names if name.rstrip("/")}
+    folders = {name[:at] for name in names for at, char in enumerate(name) if char == "/"}
+    paths = names - folders
     by_name: dict[str, set[str]] = {}
     for path in paths:
         by_name.setdefault(path.rsplit("/", 1)[-1], set()).add(path)
     found: set[str] = set()
     for text in texts:
         for match in _TOKEN.finditer(text):
-            word = match.group().strip(".-/").removeprefix("./")
+            word = match.group().removeprefix("./").rstrip(".-/")  # "./a.py:3:", "a.py." at a sentence's end
             if word in paths:
                 found.add(word)
             elif len(by_name.get(word, ())) == 1:
