@@ -418,9 +418,8 @@ class CopyBias:
         kept ones may follow). The slot comes from the grammar (see the module docstring): the field, and in a
         command or a content whether a quote the string opened is still open."""
         done = _CLOSED.findall(written)
-        names = [n for n in targets.names if not any(_holds(closed, n) for closed in done)]
-        if field == "command" and b" " in value:  # EARLIER: a command's arguments, never its program
-            names += [n for n in targets.earlier if not any(_holds(closed, n) for closed in done)]
+        earlier = targets.earlier if field == "command" and b" " in value else ()  # a command's arguments, not its program
+        names = [n for n in (*targets.names, *earlier) if not any(_holds(closed, n) for closed in done)]
         quoted = targets.quoted
         if field == "path":  # PATH: one of the request's names without a space, from its first byte to its closing quote
             path = self._one_of(value, [n for n in names if b" " not in n and not n.isdigit()], self.closing_tokens)
@@ -717,16 +716,21 @@ def earlier_paths(texts: Iterable[str], workspace_names: Iterable[str]) -> list[
     return sorted(found, key=lambda n: (-len(n), n))
 
 
+def _last_request(messages: list[dict]) -> int | None:
+    """The index of the last user message, or None."""
+    return max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=None)
+
+
 def earlier_sources(messages: list[dict]) -> list[str]:
     """The conversation before the last user message: the earlier requests, actions and tool results (`earlier_paths`
     reads the paths they name)."""
-    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=0)
+    last_user = _last_request(messages) or 0
     return [m["content"] for m in messages[:last_user] if m.get("role") != "system" and isinstance(m.get("content"), str)]
 
 
 def copy_sources(messages: list[dict]) -> list[str]:
     """What a reply to ``messages`` may copy from: the last user message and every tool result after it."""
-    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=None)
+    last_user = _last_request(messages)
     if last_user is None:
         return []
     return [m["content"] for m in messages[last_user:] if m.get("role") in ("user", "tool") and m.get("content")]
