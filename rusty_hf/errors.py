@@ -37,10 +37,12 @@ before TRL).
 from __future__ import annotations
 
 import atexit
+import faulthandler
 import gc
 import logging
 import os
 import sys
+import threading
 import warnings
 from collections.abc import Callable
 from datetime import timedelta
@@ -50,6 +52,7 @@ logger = logging.getLogger(__name__)
 
 EXIT_USER_ERROR = 2  # argparse's own status for a bad command line
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C
+EXIT_DEADLINE_S = 300.0  # a launched rank's exit after its peers met: normally under a second (`bound_the_exit`)
 
 
 class UserError(ValueError):
@@ -122,13 +125,16 @@ def run_recipe(prog: str, parser: Any, main: Callable[..., object], argv: list[s
         main(*parsed)
 
     status = run_cli(prog, parse_and_run, argv)
-    leave_process_group(status)
-    if os.environ.get("TORCHELASTIC_RUN_ID"):  # a rank of `accelerate launch` / torchrun
-        exit_launched_rank(status)
-    return status
+    if not os.environ.get("TORCHELASTIC_RUN_ID"):
+        leave_process_group(status)
+        return status
+    # a rank of `accelerate launch` / torchrun: its work is saved, so its exit is bounded once its peers are done
+    leave_process_group(status, exit_deadline_s=EXIT_DEADLINE_S)
+    exit_launched_rank(status)
+    return status  # not reached
 
 
-def leave_process_group(status: int = 0, timeout_s: float = 1800.0) -> None:
+def leave_process_group(status: int = 0, timeout_s: float = 1800.0, exit_deadline_s: float | None = None) -> None:
     """Destroy the process group a launch made (``accelerate launch``, torchrun) once the recipe is done, and free it.
 
     Left to interpreter exit, gloo's threads can abort a process whose work is already saved ("terminate called
@@ -146,16 +152,44 @@ def leave_process_group(status: int = 0, timeout_s: float = 1800.0) -> None:
     (`tests/test_launch.py` checks that no gloo thread is alive at exit). A rank that failed (``status`` not 0)
     skips the barrier and leaves, which gloo reports to the ranks waiting there at once; a peer that does not
     reach it within ``timeout_s`` (gloo's default 30 minutes: rank 0 may still be pushing to the Hub) is left to the
-    launcher. Either way the group is not waited on. What C++ still holds (FSDP2) is left to `exit_launched_rank`."""
+    launcher. Either way the group is not waited on. What C++ still holds (FSDP2) is left to `exit_launched_rank`.
+
+    With ``exit_deadline_s`` (a launched rank, which leaves the process right after) the rest of the process's
+    life is bounded from the moment the peers met or one failed: `bound_the_exit`."""
     dist = sys.modules.get("torch.distributed")
     if dist is None or not dist.is_available():
         return
     if dist.is_initialized():
-        if dist.get_world_size() > 1 and not _peers_meet(dist, status, timeout_s):
+        met = dist.get_world_size() == 1 or _peers_meet(dist, status, timeout_s)
+        if exit_deadline_s is not None:
+            bound_the_exit(status, exit_deadline_s)
+        if not met:
             return
         gc.collect()
         dist.destroy_process_group()
     gc.collect()
+
+
+def bound_the_exit(status: int, seconds: float = EXIT_DEADLINE_S, grace_s: float = 30.0) -> None:
+    """Make sure this process ends within ``seconds``, with ``status``: a rank whose work is saved never hangs.
+
+    What is left of a launched rank's life once its peers are done (collecting, destroying the group, the exit
+    handlers) takes well under a second. Twice a saved DDP SFT rank sat in it until `tests/test_launch.py` gave up
+    after 600 s (a fresh-clone run, in ``gc.collect``; CI run 69, where no stack was taken): the launch never ended. Past the deadline a timer thread prints every thread's stack on stderr (what hung, for a report)
+    and leaves with the recipe's status. Should the hang hold the interpreter lock, so that no Python thread runs,
+    faulthandler's own thread prints the stacks ``grace_s`` later and exits 1: the launch fails instead of hanging."""
+
+    def leave() -> None:
+        sys.stderr.write(f"rank {os.environ.get('RANK', '?')}: its exit took over {seconds:g} s after the run was done; "
+                         f"leaving with status {status}. The stacks of its threads, for a bug report:\n")
+        sys.stderr.flush()
+        faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+        os._exit(status)
+
+    timer = threading.Timer(seconds, leave)
+    timer.daemon = True
+    timer.start()
+    faulthandler.dump_traceback_later(seconds + grace_s, exit=True)
 
 
 def _peers_meet(dist: Any, status: int, timeout_s: float) -> bool:

@@ -128,6 +128,49 @@ def test_a_launched_rank_runs_its_exit_handlers_and_keeps_its_status(tmp_path, f
     assert ("sft.py: bad value. Fix: a good one." in proc.stderr) == bool(status)
 
 
+HUNG_EXIT = """
+import atexit, sys, time
+import torch.distributed as dist
+from transformers import HfArgumentParser
+import rusty_hf.errors
+from rusty_hf.errors import run_recipe
+
+def handler_that_never_returns():
+    time.sleep(3600)
+
+rusty_hf.errors.EXIT_DEADLINE_S = 10.0  # collecting and destroying the group take well under that
+dist.init_process_group("gloo", init_method="file://" + sys.argv[1], rank=0, world_size=1)
+atexit.register(handler_that_never_returns)
+sys.exit(run_recipe("sft.py", HfArgumentParser(()), lambda: print("trained", flush=True), []))
+"""
+
+
+def test_a_launched_rank_whose_exit_hangs_leaves_with_its_status_and_the_stacks(tmp_path):
+    """A launched rank's exit is bounded once its work is done (`bound_the_exit`): an exit handler that never
+    returns is named in the stacks printed at the deadline, and the rank leaves with the recipe's status."""
+    script = tmp_path / "rank.py"
+    script.write_text(HUNG_EXIT)
+    env = {**os.environ, "TORCHELASTIC_RUN_ID": "test", "RANK": "0", "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, str(script), str(tmp_path / "store")], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout == "trained\n"
+    assert "rank 0: its exit took over 10 s after the run was done; leaving with status 0" in proc.stderr
+    assert "handler_that_never_returns" in proc.stderr
+
+
+def test_an_exit_that_holds_the_interpreter_lock_still_ends_with_the_stacks():
+    """Should the hang hold the GIL (a C call that keeps it), no Python timer runs: faulthandler's thread prints
+    the stacks and ends the process with status 1 instead (a failed launch, not a hung one)."""
+    code = ("import ctypes\nfrom rusty_hf.errors import bound_the_exit\n"
+            "def held():\n    ctypes.PyDLL(None).sleep(3600)\n"
+            "bound_the_exit(0, 0.5, grace_s=0.5)\nheld()\n")
+    proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(REPO)},
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert "Timeout (0:00:01)!" in proc.stderr and "in held" in proc.stderr
+
+
 TWO_RANKS = """
 import os, sys
 import torch, torch.distributed as dist

@@ -13,6 +13,7 @@ same samples). Module-scoped fixtures share each run between the tests that read
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -103,9 +104,17 @@ def _run(argv: list[str], config: Path | None = None, fsdp: bool = False, timeou
         prefix += ["-m", "accelerate.commands.launch", "--config_file", str(config), *launch]
         prefix += ["--num_processes", "2"] if config != ACCELERATE_CPU else []
         prefix += [str(FSDP_ON_CPU)] if fsdp else []
-    proc = subprocess.run(prefix + argv, cwd=REPO, env=_env(exit_threads), capture_output=True, text=True, timeout=timeout)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return proc.stdout + proc.stderr
+    # its own session: on a timeout the launcher and its ranks are killed together, and what they printed is shown
+    proc = subprocess.Popen(prefix + argv, cwd=REPO, env=_env(exit_threads), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+        pytest.fail(f"the launch ran past {timeout:g} s; its output ends:\n{stdout[-3000:]}\n{stderr[-6000:]}")
+    assert proc.returncode == 0, stdout[-3000:] + stderr[-3000:]
+    return stdout + stderr
 
 
 def _logs(out: Path) -> dict[int, dict]:
