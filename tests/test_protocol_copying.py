@@ -316,6 +316,37 @@ def test_a_count_written_as_a_word_is_offered_as_its_digits():
     assert set(copy_candidates(["add one more line"])) == {"1"}
 
 
+def test_a_file_named_by_its_basename_or_in_another_case_is_resolved_for_a_commands_arguments(slot_table):
+    """`cat april.txt` fails for log/april.txt and `head -n 1 readme` for README.md: RESOLVED offers the path to a
+    command's arguments, while what the user typed stays a name (`find . -name "april.txt"`, an EDIT's path)."""
+    work = ["README.md", "notes.md", "log", "log/april.txt", "a/x.py", "b/x.py", "data/wallet.csv", "Cargo.toml"]
+    assert copy_targets(["first line of the readme"], work).resolved == ("README.md",)
+    assert copy_targets(["cat April.txt and NOTES.md"], work).resolved == ("log/april.txt", "notes.md")
+    # two files answer to it; a plain word in a file's own case; a program's name
+    assert copy_targets(["what is in x.py", "put a wallet in it", "cargo build", "show notes"], work).resolved == ()
+    bias = CopyBias(slot_table.token_bytes)
+    targets = copy_targets(["last line of april.txt"], work).escaped()
+    bonuses, _, _ = bias.field_bonuses(b"tail -n 1 ", targets, "command", written=b"")
+    assert any(slot_table.token_bytes[t].startswith(b"l") for t in bonuses)  # log/april.txt starts here
+    for value, field in ((b"", "command"), (b"find . -name \\\"", "command"), (b"", "path"), (b"It is ", "message")):
+        bonuses, kept, _ = bias.field_bonuses(value, targets, field, written=b"")
+        assert not any(slot_table.token_bytes[t].startswith(b"l") for t in [*bonuses, *(kept or ())]), (value, field)
+
+
+def test_an_ordinal_is_offered_as_its_number_and_never_whole(slot_table):
+    """`head -n 3rd` was a copy of "3rd" whole: the digits begun, the lock finished the name."""
+    assert set(copy_candidates(["3rd line of watering.md?"])) == {"watering.md", "3"}
+    assert set(copy_candidates(["the Fifth line of a.txt", "line 21st"])) == {"a.txt", "5", "21"}
+    assert set(copy_candidates(["the first 5 lines", "a second file"])) == {"5"}  # they often name no line
+    assert set(copy_candidates(["what is in 2nd"], ["2nd/a.txt"])) == {"2nd"}  # a folder's name stays a name
+    bias = CopyBias(slot_table.token_bytes)
+    targets = copy_targets(["3rd line of watering.md?"]).escaped()
+    bonuses, kept, restrict = bias.field_bonuses(b"head -n 3", targets, "command", written=b"")
+    allowed = _allowed(kept, restrict, slot_table)
+    assert not any(t[:1].isdigit() for t in allowed)  # the number is whole
+    assert not any(slot_table.token_bytes[i][:1].isalpha() for i in [*bonuses, *(kept or ())])  # no "rd" after it
+
+
 def test_a_copy_locks_at_its_first_byte_in_a_command_and_at_its_third_in_a_message(slot_table):
     bias = CopyBias(slot_table.token_bytes)
     targets = copy_targets(["cat flag/customer_patch.py"]).escaped()

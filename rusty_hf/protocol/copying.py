@@ -11,12 +11,16 @@ decides what to write, and tokens that copy one of the conversation's spans get 
 - NAME: words that look like what a command takes (``_ . / -``, a digit, an inner capital: ``harbor_notes.txt``,
   ``scripts/run.py``, ``BudgetArchive``, ``12``) and words that are a part of a workspace path (``bundle`` for
   ``bundle/``); a path is one name (its basename alone names no file: ``wc -c run.py`` fails for scripts/run.py);
-- NUMBER: a count written as a word, as its digits ("the first two lines" -> ``2``);
+- NUMBER: a count written as a word, as its digits ("the first two lines" -> ``2``), and an ordinal's number ("the
+  3rd line", "the fifth line" -> ``3``, ``5``; not "first" or "second", which often name no line);
 - LINE: the lines the commands since printed (a MSG may quote one whole: "It prints: " + that line);
 - SHOWN: the lines the last command printed (`shown_lines`), what a closing MSG that states the output lists;
 - EARLIER: the work dir's files the conversation named before the request (`earlier_paths`: in a request, an
   action or an output), where the request names nothing but a number ("how many lines is it?", "the last 3 lines
-  of that file"): names of a command's arguments only (not its program, an EDIT's path or a message).
+  of that file"): names of a command's arguments only (not its program, an EDIT's path or a message);
+- RESOLVED: the path of a work dir file the request names by its basename inside a folder or in another case
+  ("april.txt" for ``log/april.txt``, "readme" for ``README.md``: `resolved_paths`), for a command's arguments outside
+  a quote, as EARLIER; what the user typed stays a NAME (``find . -name "april.txt"``).
 
 **Slots**, from the grammar of the open string, never from a program's name: the JSON field (``command``,
 ``path``, ``content``, ``message``); inside a command or a file's content, whether a quote the string opened
@@ -133,6 +137,11 @@ def escape_for_json_string(text: str) -> bytes:
 # A count written as a word, copied as its digits ("the first two lines" -> 2)
 _NUMERALS = {word: str(n) for n, word in enumerate(
     ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"])}  # fmt: skip
+# An ordinal is the number a command takes ("the 3rd line", "the fifth line" -> 3, 5): "first" and "second" are
+# left out ("the first 5 lines", "a second file" name other numbers or none)
+_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)", re.IGNORECASE)
+_ORDINALS = {word: str(n) for n, word in enumerate(
+    ["", "", "", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth"]) if word}  # fmt: skip
 # What a quote that opens quoted text inside a command or code follows (`echo '`, `print(\"`, `x = '`)
 _QUOTE_OPENERS = frozenset(b" (=[,:{")
 
@@ -144,8 +153,8 @@ def copy_candidates(sources: Iterable[str], workspace_names: Iterable[str] = ())
     Args:
         sources: the user's request and the command outputs since.
         workspace_names: paths of the workspace's files and folders; a plain word of a source that is
-            one of their parts counts as a name, and a file name the workspace holds only inside a folder
-            brings that path.
+            one of their parts counts as a name (a file the request names by its basename inside a folder, or
+            in another case, is RESOLVED: `resolved_paths`).
     """
     workspace_names = list(workspace_names)
     parts = {part for name in workspace_names for part in re.split(r"[/]", name) if part}
@@ -158,11 +167,45 @@ def copy_candidates(sources: Iterable[str], workspace_names: Iterable[str] = ())
             word = match.group().strip(".-/")
             if not word:
                 continue
-            if _NAME_LIKE.search(word) or word in stems:
+            ordinal = _ORDINAL.fullmatch(word)
+            if ordinal and word not in stems:  # "3rd" is a number, not a name to copy whole (`head -n 3rd`)
+                names.add(ordinal.group(1))
+            elif _NAME_LIKE.search(word) or word in stems:
                 names.add(word)
-            elif word.lower() in _NUMERALS:
-                names.add(_NUMERALS[word.lower()])
+            elif word.lower() in _NUMERALS or word.lower() in _ORDINALS:
+                names.add(_NUMERALS.get(word.lower()) or _ORDINALS[word.lower()])
     return sorted((n for n in names if n), key=lambda n: (-len(n), n))
+
+
+def resolved_paths(text: str, workspace_names: Iterable[str]) -> list[str]:
+    """RESOLVED: the paths of the work dir's files that ``text`` (the request) names other than by their path: by
+    the file's name inside a folder ("april.txt" for ``log/april.txt``) or in another case ("NOTES.md"), and a file
+    whose name is in capitals by a plain word ("readme" for ``README.md``). A word two files answer to resolves to
+    neither; any other plain word is a word, not a file ("wallet" for ``data/wallet.csv``, "cargo" for
+    ``Cargo.toml``). ``cat april.txt`` fails where ``cat log/april.txt``
+    reads it; what the user typed stays a name too (`find -name april.txt` wants it)."""
+    names = list(workspace_names)
+    folders = {name[:at] for name in names for at, char in enumerate(name) if char == "/"}
+    by_word: dict[str, set[str]] = {}
+    for path in names:
+        base = path.rsplit("/", 1)[-1]
+        if path in folders or not base or path.endswith("/"):
+            continue
+        for key in {base.lower(), base.rsplit(".", 1)[0].lower()} - {""}:
+            by_word.setdefault(key, set()).add(path)
+    out: list[str] = []
+    for match in _TOKEN.finditer(text):
+        word = match.group().strip("-/").rstrip(".")
+        files = by_word.get(word.lower(), set())
+        if len(files) != 1:
+            continue
+        (path,) = files
+        base = path.rsplit("/", 1)[-1]
+        stem = base.rsplit(".", 1)[0]
+        # a plain word is a file only where the file's name is in capitals ("readme"; "cargo" is a program)
+        if path != word and ("." in word or stem.isupper()) and path not in out:
+            out.append(path)
+    return out
 
 
 @dataclass(frozen=True)
@@ -181,6 +224,7 @@ class CopyTargets:
     # applied." after changes the terminal did not keep (`NOT_APPLIED`)
     shown_whole: bool = False  # ``shown`` is short enough to be stated whole (`states_whole`), as training states it
     earlier: tuple[str, ...] = ()  # EARLIER: files earlier turns named, for a command's arguments (`earlier_paths`)
+    resolved: tuple[str, ...] = ()  # RESOLVED: the files the request names by their basename or in another case
 
     def escaped(self) -> EscapedTargets:
         """The same in the JSON-escaped byte form an open string is in (what `CopyBias` matches)."""
@@ -192,7 +236,8 @@ class CopyTargets:
         shown = None if self.shown is None else tuple(escape_for_json_string(line) for line in self.shown)
         status = None if self.status is None else escape_for_json_string(self.status)
         earlier = tuple(escape_for_json_string(n) for n in self.earlier if n not in self.names)
-        return EscapedTargets(names, quoted, lines, paths, present, shown, status, self.shown_whole, earlier)
+        resolved = tuple(escape_for_json_string(n) for n in self.resolved if n not in self.names)
+        return EscapedTargets(names, quoted, lines, paths, present, shown, status, self.shown_whole, earlier, resolved)
 
 
 @dataclass(frozen=True)
@@ -206,6 +251,7 @@ class EscapedTargets:
     status: bytes | None = None
     shown_whole: bool = False
     earlier: tuple[bytes, ...] = ()
+    resolved: tuple[bytes, ...] = ()
 
 
 def output_lines(text: str) -> list[str]:
@@ -272,8 +318,9 @@ def copy_targets(sources: Iterable[str], workspace_names: Iterable[str] = (), ro
     status = "Done." if shown == () and tool_status(sources[-1]) == "Done." else None
     if len(sources) > 1 and NOT_APPLIED.search(sources[-1]):  # its note follows the status: no line is shown
         status = "Not applied."
+    resolved = tuple(resolved_paths(sources[0], workspace_names)) if sources else ()
     return CopyTargets(tuple(names), frozenset(quoted), tuple(lines), frozenset(workspace_names), present, shown, status,
-                       last is not None and states_whole(last), files)  # fmt: skip
+                       last is not None and states_whole(last), files, resolved)  # fmt: skip
 
 
 def _capped(lines: list[str]) -> list[str]:
@@ -418,8 +465,9 @@ class CopyBias:
         kept ones may follow). The slot comes from the grammar (see the module docstring): the field, and in a
         command or a content whether a quote the string opened is still open."""
         done = _CLOSED.findall(written)
-        earlier = targets.earlier if field == "command" and b" " in value else ()  # a command's arguments, not its program
-        names = [n for n in (*targets.names, *earlier) if not any(_holds(closed, n) for closed in done)]
+        # EARLIER and RESOLVED: a command's arguments (not its program, an EDIT's path, a message or a quote's text)
+        arguments = (*targets.earlier, *targets.resolved) if field == "command" and b" " in value else ()
+        names = [n for n in (*targets.names, *arguments) if not any(_holds(closed, n) for closed in done)]
         quoted = targets.quoted
         if field == "path":  # PATH: one of the request's names without a space, from its first byte to its closing quote
             path = self._one_of(value, [n for n in names if b" " not in n and not n.isdigit()], self.closing_tokens)
@@ -448,8 +496,10 @@ class CopyBias:
         if opened is not None:  # QUOTED: inside a quote the string opened, the slot starts after it
             before, value = value[:opened], value[opened:]
             closing = self.quote_tokens[b'\\"' if before.endswith(b'\\"') else b"'"]
-            # a file's name in a quote is the quote's whole text (`-name "a.py"`), never after a word in it (`'def `)
-            names = [n for n in names if not _holds(before, n) and (n in quoted or not _FILE.search(n) or n.startswith(value))]
+            # a file's name in a quote is the quote's whole text (`-name "a.py"`), never after a word in it (`'def `);
+            # a quote holds what the user typed, not a path found for it
+            names = [n for n in names if not _holds(before, n) and (n in quoted or not _FILE.search(n) or n.startswith(value))
+                     and n not in targets.resolved]  # fmt: skip
             values = [n for n in names if n in quoted and not _holds(value, n)]
             whole = [n for n in names if n in quoted and value.endswith(n) and _starts_a_name(value, len(value) - len(n))
                      and not _holds(value[: -len(n)], n)]
