@@ -27,7 +27,7 @@ def _cases(folder: Path) -> dict[tuple[str, str], dict]:
     return {(case.pop("section"), case.pop("case")): case for case in lines}
 
 
-@pytest.mark.slow  # ~100 s here (2 busy cores): five section processes, six model builds, two compiles
+@pytest.mark.slow  # ~100 s here (2 busy cores): five section processes, two train shapes, two compiles
 def test_gpu_check_runs_every_section_as_case_lines_and_prints_the_claims(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "RUSTY_WKV_BACKEND"}  # each case sets its own backend
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env["PATH"]])  # the script's python3 is ours
