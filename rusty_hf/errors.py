@@ -125,13 +125,12 @@ def run_recipe(prog: str, parser: Any, main: Callable[..., object], argv: list[s
         main(*parsed)
 
     status = run_cli(prog, parse_and_run, argv)
-    if not os.environ.get("TORCHELASTIC_RUN_ID"):
-        leave_process_group(status)
-        return status
     # a rank of `accelerate launch` / torchrun: its work is saved, so its exit is bounded once its peers are done
-    leave_process_group(status, exit_deadline_s=EXIT_DEADLINE_S)
-    exit_launched_rank(status)
-    return status  # not reached
+    launched = bool(os.environ.get("TORCHELASTIC_RUN_ID"))
+    leave_process_group(status, exit_deadline_s=EXIT_DEADLINE_S if launched else None)
+    if launched:
+        exit_launched_rank(status)
+    return status
 
 
 def leave_process_group(status: int = 0, timeout_s: float = 1800.0, exit_deadline_s: float | None = None) -> None:
@@ -175,8 +174,9 @@ def bound_the_exit(status: int, seconds: float = EXIT_DEADLINE_S, grace_s: float
 
     What is left of a launched rank's life once its peers are done (collecting, destroying the group, the exit
     handlers) takes well under a second. Twice a saved DDP SFT rank sat in it until `tests/test_launch.py` gave up
-    after 600 s (a fresh-clone run, in ``gc.collect``; CI run 69, where no stack was taken): the launch never ended. Past the deadline a timer thread prints every thread's stack on stderr (what hung, for a report)
-    and leaves with the recipe's status. Should the hang hold the interpreter lock, so that no Python thread runs,
+    after 600 s (a fresh-clone run, in ``gc.collect``; CI run 69, where no stack was taken): the launch never ended.
+    Past the deadline a timer thread prints every thread's stack on stderr (what hung, for a report) and leaves with
+    the recipe's status. Should the hang hold the interpreter lock, so that no Python thread runs,
     faulthandler's own thread prints the stacks ``grace_s`` later and exits 1: the launch fails instead of hanging."""
 
     def leave() -> None:

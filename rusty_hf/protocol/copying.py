@@ -142,6 +142,7 @@ _NUMERALS = {word: str(n) for n, word in enumerate(
 _ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)", re.IGNORECASE)
 _ORDINALS = {word: str(n) for n, word in enumerate(
     ["", "", "", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth"]) if word}  # fmt: skip
+_NUMBER_WORDS = {**_NUMERALS, **_ORDINALS}
 # What a quote that opens quoted text inside a command or code follows (`echo '`, `print(\"`, `x = '`)
 _QUOTE_OPENERS = frozenset(b" (=[,:{")
 
@@ -172,8 +173,8 @@ def copy_candidates(sources: Iterable[str], workspace_names: Iterable[str] = ())
                 names.add(ordinal.group(1))
             elif _NAME_LIKE.search(word) or word in stems:
                 names.add(word)
-            elif word.lower() in _NUMERALS or word.lower() in _ORDINALS:
-                names.add(_NUMERALS.get(word.lower()) or _ORDINALS[word.lower()])
+            elif word.lower() in _NUMBER_WORDS:
+                names.add(_NUMBER_WORDS[word.lower()])
     return sorted((n for n in names if n), key=lambda n: (-len(n), n))
 
 
@@ -184,14 +185,14 @@ def resolved_paths(text: str, workspace_names: Iterable[str]) -> list[str]:
     neither; any other plain word is a word, not a file ("wallet" for ``data/wallet.csv``, "cargo" for
     ``Cargo.toml``). ``cat april.txt`` fails where ``cat log/april.txt``
     reads it; what the user typed stays a name too (`find -name april.txt` wants it)."""
-    names = list(workspace_names)
-    folders = {name[:at] for name in names for at, char in enumerate(name) if char == "/"}
     by_word: dict[str, set[str]] = {}
-    for path in names:
+    capitals: set[str] = set()  # files whose name is in capitals: a plain word may name them
+    for path in _workspace_files(workspace_names):
         base = path.rsplit("/", 1)[-1]
-        if path in folders or not base or path.endswith("/"):
-            continue
-        for key in {base.lower(), base.rsplit(".", 1)[0].lower()} - {""}:
+        stem = base.rsplit(".", 1)[0]
+        if stem.isupper():
+            capitals.add(path)
+        for key in {base.lower(), stem.lower()} - {""}:
             by_word.setdefault(key, set()).add(path)
     out: list[str] = []
     for match in _TOKEN.finditer(text):
@@ -200,12 +201,17 @@ def resolved_paths(text: str, workspace_names: Iterable[str]) -> list[str]:
         if len(files) != 1:
             continue
         (path,) = files
-        base = path.rsplit("/", 1)[-1]
-        stem = base.rsplit(".", 1)[0]
         # a plain word is a file only where the file's name is in capitals ("readme"; "cargo" is a program)
-        if path != word and ("." in word or stem.isupper()) and path not in out:
+        if path != word and ("." in word or path in capitals) and path not in out:
             out.append(path)
     return out
+
+
+def _workspace_files(workspace_names: Iterable[str]) -> set[str]:
+    """The work dir's files: its paths without the folders (a folder is listed as ``log`` or ``log/``, or only as
+    the start of its files' paths)."""
+    names = {name.rstrip("/") for name in workspace_names if name.rstrip("/")}
+    return names - {name[:at] for name in names for at, char in enumerate(name) if char == "/"}
 
 
 @dataclass(frozen=True)
@@ -749,9 +755,7 @@ def earlier_paths(texts: Iterable[str], workspace_names: Iterable[str]) -> list[
     the workspace holds in one folder only: what "it" or "that file" in the request may stand for. Only files the
     work dir has (no folder: ``tests`` is also what `cargo test` runs), never a quoted value or a number: those are
     the request's own to give."""
-    names = {name.rstrip("/") for name in workspace_names if name.rstrip("/")}
-    folders = {name[:at] for name in names for at, char in enumerate(name) if char == "/"}
-    paths = names - folders
+    paths = _workspace_files(workspace_names)
     by_name: dict[str, set[str]] = {}
     for path in paths:
         by_name.setdefault(path.rsplit("/", 1)[-1], set()).add(path)
